@@ -1,0 +1,202 @@
+#include "cli.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "io/emit.h"
+#include "io/hfimport.h"
+#include "io/presets.h"
+#include "io/scenarioio.h"
+#include "io/specwriter.h"
+#include "model/parameters.h"
+#include "resolve/resolve.h"
+#include "io/showreport.h"
+#include "units/units.h"
+
+namespace tessera::app {
+
+using namespace tessera::core;
+
+namespace {
+
+struct UsageError {
+    std::string message;
+};
+
+// A scenario from a path, or from a scenario preset id when no such file exists.
+ResolvedScenario loadResolved(const std::string& nameOrPath) {
+    if (!std::filesystem::exists(nameOrPath) && presetText(PresetKind::Scenario, nameOrPath))
+        return resolve(presetScenario(nameOrPath));
+    return resolve(loadScenario(nameOrPath));
+}
+
+void printDiagnostics(const SpecError& e) {
+    for (const Diagnostic& d : e.diagnostics()) std::cerr << d.text() << '\n';
+}
+
+// Write a file atomically: a temporary beside it, then rename over it.
+void writeFileAtomic(const std::string& path, const std::string& text, bool force) {
+    namespace fs = std::filesystem;
+    if (fs::exists(path) && !force)
+        throw std::runtime_error(path + " exists; pass --force to replace it");
+    const std::string temp = path + ".tessera-tmp";
+    {
+        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+        out << text;
+        out.flush();
+        if (!out) {
+            fs::remove(temp);
+            throw std::runtime_error("cannot write " + path);
+        }
+    }
+    std::error_code ec;
+    fs::rename(temp, path, ec);
+    if (ec) {
+        fs::remove(temp);
+        throw std::runtime_error("cannot write " + path + ": " + ec.message());
+    }
+}
+
+int cmdValidate(const std::vector<std::string>& files) {
+    if (files.empty()) throw UsageError{"validate needs at least one FILE"};
+    int status = kExitOk;
+    for (const std::string& file : files) {
+        try {
+            loadResolved(file);
+            std::cout << file << ": ok\n";
+        } catch (const SpecError& e) {
+            printDiagnostics(e);
+            status = kExitInvalid;
+        }
+    }
+    return status;
+}
+
+int cmdShow(const std::vector<std::string>& args) {
+    bool json = false;
+    std::string file;
+    for (const std::string& a : args) {
+        if (a == "--json") json = true;
+        else if (a.starts_with("-")) throw UsageError{"show: unknown option " + a};
+        else if (file.empty()) file = a;
+        else throw UsageError{"show takes one FILE"};
+    }
+    if (file.empty()) throw UsageError{"show needs a FILE"};
+    const ResolvedScenario r = loadResolved(file);
+    std::cout << (json ? showJson(r) : showText(r));
+    return kExitOk;
+}
+
+int cmdPresets(const std::vector<std::string>& args) {
+    if (!args.empty()) throw UsageError{"presets takes no arguments"};
+    for (auto [kind, title] : {std::pair{PresetKind::Model, "Models"}, {PresetKind::Device, "Devices"},
+                               {PresetKind::Scenario, "Scenarios"}}) {
+        std::cout << title << ":\n";
+        for (const PresetInfo& p : listPresets(kind)) {
+            std::string line = "  " + p.id;
+            line.resize(std::max<std::size_t>(line.size() + 2, 26), ' ');
+            std::cout << line << p.summary << '\n';
+        }
+    }
+    return kExitOk;
+}
+
+int cmdImportHf(const std::vector<std::string>& args) {
+    std::string input, output;
+    bool force = false;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "-o" || args[i] == "--output") {
+            if (i + 1 == args.size()) throw UsageError{"import-hf: -o needs a file name"};
+            output = args[++i];
+        } else if (args[i] == "--force") {
+            force = true;
+        } else if (args[i].starts_with("-")) {
+            throw UsageError{"import-hf: unknown option " + args[i]};
+        } else if (input.empty()) {
+            input = args[i];
+        } else {
+            throw UsageError{"import-hf takes one config.json"};
+        }
+    }
+    if (input.empty()) throw UsageError{"import-hf needs a config.json"};
+    Value config;
+    try {
+        config = loadDocument(input);
+    } catch (const LoadError& e) {
+        throw SpecError(Diagnostic{e.mark(), "", e.message()});
+    }
+    Diagnostics d;
+    const Value section = importHfConfig(config, d);
+    const ModelSpec model = modelFromValue(section, "model", d);
+    d.raiseIfAny();
+    // The imported model must also resolve: a config missing a size fails here, by name.
+    const ModelSpec resolved = resolveModel(model);
+    const std::string yaml = "# Imported from " + input + " by tessera import-hf: " +
+                             withThousands(countParameters(resolved).total()) + " parameters\n" +
+                             toYaml(SpecWriter::write(model));
+    if (output.empty()) std::cout << yaml;
+    else writeFileAtomic(output, yaml, force);
+    return kExitOk;
+}
+
+}  // namespace
+
+std::string usage() {
+    return R"(Usage: tessera [FILE]                      open the app (on FILE, or the default scenario)
+       tessera validate FILE...           check scenario files; one error per line
+       tessera show FILE [--json]         print the resolved scenario and its parameter counts
+       tessera presets                    list the built-in models, devices and scenarios
+       tessera import-hf CONFIG.json [-o MODEL.yaml] [--force]
+                                          turn a Hugging Face config.json into a model section
+       tessera --help | --version
+
+FILE is a scenario in YAML or JSON, or the id of a built-in scenario (see presets).
+A scenario has the sections model, exec, cluster and (optional) search; a section
+may name a preset (model: llama3-70b) or a file (model: {file: config.json}).
+
+Exit codes:
+  0   success
+  1   a file could not be read or written
+  2   the input was refused (each problem printed as file:line:column: field: message)
+  64  the command line is wrong
+)";
+}
+
+bool isCliInvocation(const std::vector<std::string>& args) {
+    if (args.empty()) return false;
+    static const char* kCommands[] = {"validate", "show", "presets", "import-hf", "--help", "-h", "help", "--version"};
+    return std::any_of(std::begin(kCommands), std::end(kCommands), [&](const char* c) { return args[0] == c; });
+}
+
+int runCli(const std::vector<std::string>& args) {
+    const std::string command = args.empty() ? "--help" : args[0];
+    const std::vector<std::string> rest(args.begin() + (args.empty() ? 0 : 1), args.end());
+    try {
+        if (command == "--help" || command == "-h" || command == "help") {
+            std::cout << usage();
+            return kExitOk;
+        }
+        if (command == "--version") {
+            std::cout << "tessera " << TESSERA_VERSION << '\n';
+            return kExitOk;
+        }
+        if (command == "validate") return cmdValidate(rest);
+        if (command == "show") return cmdShow(rest);
+        if (command == "presets") return cmdPresets(rest);
+        if (command == "import-hf") return cmdImportHf(rest);
+        throw UsageError{"unknown command " + command};
+    } catch (const UsageError& e) {
+        std::cerr << "tessera: " << e.message << "\n\n" << usage();
+        return kExitUsage;
+    } catch (const SpecError& e) {
+        printDiagnostics(e);
+        return kExitInvalid;
+    } catch (const std::exception& e) {
+        std::cerr << "tessera: " << e.what() << '\n';
+        return kExitFailure;
+    }
+}
+
+}  // namespace tessera::app

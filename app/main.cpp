@@ -1,0 +1,24 @@
+// tessera: the command line when the first argument names a command, the desktop
+// app otherwise. The CLI never creates a QApplication, so it runs on machines
+// without a display.
+#include <QApplication>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+#include "mainwindow/mainwindow.h"
+
+int main(int argc, char** argv) {
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    if (tessera::app::isCliInvocation(args)) return tessera::app::runCli(args);
+
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("Tessera"));
+    QApplication::setOrganizationName(QStringLiteral("Tessera"));
+    QApplication::setOrganizationDomain(QStringLiteral("tessera.example"));
+    QApplication::setApplicationVersion(QStringLiteral(TESSERA_VERSION));
+    const QStringList positional = app.arguments().mid(1);
+    tessera::ui::MainWindow window(positional.isEmpty() ? QString() : positional.first());
+    window.show();
+    return app.exec();
+}

@@ -1,0 +1,129 @@
+// The search section: space (exec keys to candidate lists or `auto`),
+// constraints, objective and keep.
+#include <algorithm>
+
+#include "io/scenarioio.h"
+#include "io/specreader.h"
+#include "spec/execspec.h"
+
+namespace tessera::core {
+
+namespace {
+
+Choices choicesFor(AxisType type) {
+    switch (type) {
+    case AxisType::Recompute: return kSearchRecompute;
+    case AxisType::Schedule: return kPipelineSchedules;
+    case AxisType::SelectiveRule: return kSelectiveRules;
+    case AxisType::CpAlgorithm: return kCpAlgorithms;
+    default: return {};
+    }
+}
+
+std::optional<SearchValue> readCandidate(const Value& v, AxisType type, const std::string& path, Diagnostics& d) {
+    if (type == AxisType::Count) {
+        if (auto n = readInteger(v, IntRange{1, 1 << 24}, path, d)) return SearchValue{*n};
+        return std::nullopt;
+    }
+    if (type == AxisType::Flag) {
+        if (v.kind() == Value::Kind::Bool) return SearchValue{v.asBool()};
+        d.add(v.mark(), path, "expected true or false, got " + v.describe());
+        return std::nullopt;
+    }
+    const Choices choices = choicesFor(type);
+    if (v.kind() == Value::Kind::String && std::find(choices.begin(), choices.end(), v.asString()) != choices.end())
+        return SearchValue{v.asString()};
+    d.add(v.mark(), path, "expected one of " + choicesText(choices) + ", got " + v.describe());
+    return std::nullopt;
+}
+
+Value candidateValue(const SearchValue& v) {
+    if (auto* n = std::get_if<std::int64_t>(&v)) return Value::integer(*n);
+    if (auto* b = std::get_if<bool>(&v)) return Value::boolean(*b);
+    return Value::string(std::get<std::string>(v));
+}
+
+}  // namespace
+
+SearchSpec readSearch(const Value& map, Diagnostics& d) {
+    SearchSpec s;
+    if (const Value* space = map.find("space"); space && !space->isNull()) {
+        if (!space->isMap()) {
+            d.add(space->mark(), "search.space", "expected a mapping of exec keys to candidate lists or auto, got " + space->describe());
+        } else {
+            std::vector<std::string_view> known;
+            for (const AxisInfo& axis : searchAxes()) {
+                known.push_back(axis.key);
+                const Value* v = space->find(axis.key);
+                if (!v || v->isNull()) continue;
+                const std::string path = "search.space." + std::string(axis.key);
+                if (v->kind() == Value::Kind::String && v->asString() == "auto") {
+                    s.space.push_back({std::string(axis.key), std::nullopt});
+                    continue;
+                }
+                if (!v->isList() || v->items().empty()) {
+                    d.add(v->mark(), path, "expected auto or a non-empty list of candidates, got " + v->describe());
+                    continue;
+                }
+                std::vector<SearchValue> values;
+                for (std::size_t i = 0; i < v->items().size(); ++i) {
+                    auto c = readCandidate(v->items()[i], axis.type, path + "[" + std::to_string(i) + "]", d);
+                    if (!c) continue;
+                    if (std::find(values.begin(), values.end(), *c) != values.end())
+                        d.add(v->items()[i].mark(), path, "candidate " + v->items()[i].describe() + " is listed twice");
+                    else values.push_back(*c);
+                }
+                s.space.push_back({std::string(axis.key), std::move(values)});
+            }
+            refuseUnknownKeys(*space, known, "search.space", d);
+        }
+    }
+    if (const Value* constraints = map.find("constraints"); constraints && !constraints->isNull()) {
+        if (!constraints->isMap()) {
+            d.add(constraints->mark(), "search.constraints", "expected a mapping, got " + constraints->describe());
+        } else {
+            if (const Value* v = constraints->find("memory_limit_gb"); v && !v->isNull())
+                s.memory_limit_gb = readReal(*v, RealRange{0, 1e9, true, false}, "search.constraints.memory_limit_gb", d);
+            if (const Value* v = constraints->find("global_batch_size"); v && !v->isNull())
+                s.global_batch_size = readInteger(*v, IntRange{1}, "search.constraints.global_batch_size", d);
+            refuseUnknownKeys(*constraints, {"memory_limit_gb", "global_batch_size"}, "search.constraints", d);
+        }
+    }
+    if (const Value* v = map.find("objective"); v && !v->isNull()) {
+        if (v->kind() == Value::Kind::String && std::find(std::begin(kObjectives), std::end(kObjectives), v->asString()) != std::end(kObjectives))
+            s.objective = v->asString();
+        else d.add(v->mark(), "search.objective", "expected one of " + choicesText(kObjectives) + ", got " + v->describe());
+    }
+    if (const Value* v = map.find("keep"); v && !v->isNull())
+        s.keep = readInteger(*v, IntRange{1, 100000}, "search.keep", d);
+    refuseUnknownKeys(map, {"space", "constraints", "objective", "keep"}, "search", d);
+    return s;
+}
+
+Value searchValue(const SearchSpec& s) {
+    Value out = Value::map();
+    if (!s.space.empty()) {
+        Value space = Value::map();
+        for (const SearchAxis& axis : s.space) {
+            if (!axis.values) {
+                space.set(axis.key, Value::string("auto"));
+                continue;
+            }
+            Value list = Value::list();
+            for (const SearchValue& v : *axis.values) list.push(candidateValue(v));
+            space.set(axis.key, std::move(list));
+        }
+        out.set("space", std::move(space));
+    }
+    if (s.memory_limit_gb || s.global_batch_size) {
+        Value constraints = Value::map();
+        if (s.memory_limit_gb) constraints.set("memory_limit_gb", Value::number(*s.memory_limit_gb));
+        if (s.global_batch_size) constraints.set("global_batch_size", Value::integer(*s.global_batch_size));
+        out.set("constraints", std::move(constraints));
+    }
+    if (s.objective) out.set("objective", Value::string(*s.objective));
+    if (s.keep) out.set("keep", Value::integer(*s.keep));
+    return out;
+}
+
+}  // namespace tessera::core

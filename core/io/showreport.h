@@ -1,0 +1,19 @@
+#pragma once
+// What `tessera show` prints: the resolved scenario with every filled field
+// marked, and the parameter counts. Also the values the GUI shows.
+#include <string>
+
+#include "io/document.h"
+#include "model/parameters.h"
+#include "resolve/resolve.h"
+
+namespace tessera::core {
+
+// The resolved scenario as a tree, the device written out in full.
+Value resolvedValue(const ResolvedScenario& r);
+Value parametersValue(const ParameterCount& count);
+
+std::string showText(const ResolvedScenario& r);
+std::string showJson(const ResolvedScenario& r);
+
+}  // namespace tessera::core

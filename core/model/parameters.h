@@ -1,0 +1,77 @@
+#pragma once
+// Parameter counts, exact to the element, from a resolved ModelSpec.
+//
+// Counted as the Hugging Face Transformers modules hold them: every projection's
+// weight, its bias when the model has one, norm weights (and biases for
+// LayerNorm), the embedding table, learned positions, the final norm and the
+// output layer unless tied. MoE layers count the router (plus DeepSeek-V3's
+// per-expert score-correction bias), every routed expert and the shared experts
+// (plus Qwen2-MoE's shared-expert gate). MLA counts both low-rank projections and
+// their latent norms. Gated DeltaNet (linear attention) layers count their fused
+// input projections, short convolution, per-head decay and gate parameters, the
+// gated norm and the output projection (Transformers' Qwen3NextGatedDeltaNet).
+// An MTP module counts its transformer block plus its two input norms, its 2h->h
+// projection and its output norm; it shares the embedding and output tables with
+// the body (DeepSeek-V3 report §2.2), so they are not counted twice.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "spec/modelspec.h"
+
+namespace tessera::core {
+
+enum class AttentionKind { Standard, Mla, Linear };
+
+struct LayerKind {
+    AttentionKind attention = AttentionKind::Standard;
+    bool moe = false;
+    bool mtp = false;
+    std::string name() const;  // "dense", "moe", "linear_moe", "mtp_moe", ...
+    bool operator==(const LayerKind&) const = default;
+};
+
+// The layer stack in model order: body layers, then MTP layers.
+std::vector<LayerKind> layerStack(const ModelSpec& resolved);
+
+struct LayerParameters {
+    std::int64_t attention = 0;   // projections, their biases, q/k and latent norms, linear-attention extras
+    std::int64_t mlp = 0;         // dense MLP
+    std::int64_t router = 0;
+    std::int64_t routedExperts = 0;
+    std::int64_t sharedExperts = 0;  // and their gate
+    std::int64_t norms = 0;          // the two per-layer norms
+    std::int64_t mtpExtra = 0;       // MTP: input norms, projection, output norm
+    std::int64_t total() const { return attention + mlp + router + routedExperts + sharedExperts + norms + mtpExtra; }
+};
+
+LayerParameters layerParameters(const ModelSpec& resolved, const LayerKind& kind);
+
+struct KindCount {
+    LayerKind kind;
+    std::int64_t layers = 0;
+    std::int64_t perLayer = 0;
+};
+
+struct ParameterCount {
+    std::int64_t embedding = 0;
+    std::int64_t positions = 0;
+    std::int64_t attention = 0;  // body layers only; MTP layers are under mtp
+    std::int64_t mlp = 0;
+    std::int64_t router = 0;
+    std::int64_t routedExperts = 0;
+    std::int64_t sharedExperts = 0;
+    std::int64_t norms = 0;  // body layer norms and the final norm
+    std::int64_t output = 0;
+    std::int64_t mtp = 0;
+    std::vector<KindCount> byLayerKind;
+    // Without the MTP modules (how model totals are usually quoted: "671B").
+    std::int64_t body() const { return embedding + positions + attention + mlp + router + routedExperts + sharedExperts + norms + output; }
+    std::int64_t total() const { return body() + mtp; }
+    // Parameters one token passes through: top-k routed experts instead of all.
+    std::int64_t active = 0;
+};
+
+ParameterCount countParameters(const ModelSpec& resolved);
+
+}  // namespace tessera::core

@@ -1,0 +1,82 @@
+#include "resolve/resolve.h"
+
+#include "resolve/resolver.h"
+
+namespace tessera::core {
+
+std::string Filled::text() const {
+    switch (origin) {
+    case Origin::Family: return why;
+    case Origin::Default: return why.empty() ? "default" : "default: " + why;
+    case Origin::Derived: return "derived: " + why;
+    }
+    return why;
+}
+
+std::int64_t expertTp(const ExecSpec& e) { return e.etp.value_or(0) > 1 ? *e.etp : e.tp.value_or(1); }
+bool isMoe(const ModelSpec& m) { return m.num_experts.value_or(1) > 1; }
+bool isMla(const ModelSpec& m) { return m.kv_lora_rank.has_value(); }
+
+ResolvedScenario resolve(const Scenario& stated) {
+    detail::Resolver r(stated);
+    r.resolveModel();
+    r.resolveCluster();
+    // Exec rules read the model and cluster; with either broken they would only
+    // repeat the same problem in other words.
+    if (r.diagnostics().empty()) r.resolveExec();
+    r.diagnostics().raiseIfAny();
+    return std::move(r.out());
+}
+
+ModelSpec resolveModel(const ModelSpec& stated, std::map<std::string, Filled>* filled) {
+    Scenario s;
+    s.model = stated;
+    detail::Resolver r(s);
+    r.resolveModel();
+    r.diagnostics().raiseIfAny();
+    if (filled) *filled = r.out().filled;
+    return r.model();
+}
+
+namespace detail {
+
+void Resolver::resolveCluster() {
+    ClusterSpec& c = cluster();
+    if (!c.device) {
+        refuse("cluster.device", "required: a device preset or a mapping with name, memory, peak_tflops, "
+                                 "hbm_bandwidth_gbps, intra_node_bandwidth_gbps, inter_node_bandwidth_gbps, devices_per_node");
+        return;
+    }
+    DeviceSpec& d = *c.device;
+    if (!d.name && c.device_preset) fill("cluster.device.name", d.name, *c.device_preset, Origin::Derived, "preset id");
+    auto need = [&](const char* key, bool present) {
+        if (!present) refuse(std::string("cluster.device.") + key, "required: the device states no " + std::string(key));
+    };
+    need("name", d.name.has_value());
+    need("memory", d.memory.has_value());
+    need("peak_tflops", d.peak_tflops && !d.peak_tflops->empty());
+    need("hbm_bandwidth_gbps", d.hbm_bandwidth_gbps.has_value());
+    need("intra_node_bandwidth_gbps", d.intra_node_bandwidth_gbps.has_value());
+    need("inter_node_bandwidth_gbps", d.inter_node_bandwidth_gbps.has_value());
+    need("devices_per_node", d.devices_per_node.has_value());
+    if (!d.devices_per_node) return;
+    const std::int64_t perNode = *d.devices_per_node;
+    if (c.devices && c.nodes) {
+        if (*c.devices != *c.nodes * perNode)
+            refuse("cluster.devices", "states " + std::to_string(*c.devices) + " devices but " + std::to_string(*c.nodes) +
+                                          " nodes of " + std::to_string(perNode) + " hold " + std::to_string(*c.nodes * perNode) +
+                                          "; state one of devices and nodes");
+    } else if (c.nodes) {
+        fill("cluster.devices", c.devices, *c.nodes * perNode, Origin::Derived, "nodes · devices_per_node");
+    } else if (c.devices) {
+        if (*c.devices > perNode && *c.devices % perNode != 0)
+            refuse("cluster.devices", std::to_string(*c.devices) + " devices do not fill whole nodes of " +
+                                          std::to_string(perNode) + " (devices_per_node)");
+        fill("cluster.nodes", c.nodes, (*c.devices + perNode - 1) / perNode, Origin::Derived, "devices / devices_per_node");
+    } else {
+        refuse("cluster", "required: devices (the total) or nodes");
+    }
+}
+
+}  // namespace detail
+}  // namespace tessera::core

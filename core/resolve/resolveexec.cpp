@@ -1,0 +1,182 @@
+// Exec resolution: run defaults, the derived degrees and batch sizes, and the
+// rules that tie the run to the model and the cluster (seed ExecSpec.validate,
+// reference/hyperparallel.md §6.4, and the layouts Megatron-LM accepts).
+#include "io/presets.h"
+#include "resolve/resolver.h"
+
+namespace tessera::core::detail {
+
+namespace {
+std::string num(std::int64_t n) { return std::to_string(n); }
+}  // namespace
+
+void Resolver::resolveExec() {
+    ExecSpec& e = exec();
+    const ModelSpec& m = model();
+    fillFrom(e, execDefaults(), "exec", Origin::Default, "");
+
+    if (!e.seq_length) refuse("exec.seq_length", "required: the training sequence length");
+    // Optimizer states follow the optimizer (AdamW's two moments, Muon's one momentum).
+    const std::int64_t states = *e.optimizer == "muon" ? 1 : 2;
+    if (e.optimizer_states && *e.optimizer_states != states && !m_out.filled.contains("exec.optimizer"))
+        refuse("exec.optimizer_states", *e.optimizer + " keeps " + num(states) + " states per parameter, got " + num(*e.optimizer_states));
+    fill("exec.optimizer_states", e.optimizer_states, states, Origin::Derived, "optimizer " + *e.optimizer);
+    if (e.tie_embeddings && *e.tie_embeddings && !*m.tie_word_embeddings)
+        refuse("exec.tie_embeddings", "the run cannot tie tables the model (tie_word_embeddings: false) keeps apart");
+    fill("exec.tie_embeddings", e.tie_embeddings, *m.tie_word_embeddings, Origin::Derived, "model.tie_word_embeddings");
+    for (auto [key, field] : {std::pair{"param_bytes", &e.param_bytes}, {"compute_bytes", &e.compute_bytes},
+                              {"softmax_bytes", &e.softmax_bytes}, {"norm_bytes", &e.norm_bytes}})
+        if (*field == 0) refuse(std::string("exec.") + key, "a tensor cannot take 0 bytes per element");
+
+    // Degrees and the devices.
+    const std::int64_t devices = *cluster().devices;
+    const std::int64_t tp = *e.tp, pp = *e.pp, cp = *e.cp, vpp = *e.vpp, ep = *e.ep;
+    if (!e.dp) {
+        if (devices % (tp * pp * cp) != 0) {
+            refuse("exec.tp", "tp·pp·cp = " + num(tp) + "·" + num(pp) + "·" + num(cp) + " = " + num(tp * pp * cp) +
+                                  " does not divide the " + num(devices) + " devices");
+            return;
+        }
+        fill("exec.dp", e.dp, devices / (tp * pp * cp), Origin::Derived, "devices / (tp·pp·cp)");
+    } else if (*e.dp * tp * pp * cp != devices) {
+        refuse("exec.dp", "dp·tp·pp·cp = " + num(*e.dp) + "·" + num(tp) + "·" + num(pp) + "·" + num(cp) + " = " +
+                              num(*e.dp * tp * pp * cp) + " must equal the devices (" + num(devices) + ")");
+        return;
+    }
+    const std::int64_t dp = *e.dp;
+
+    // Tensor parallelism splits heads.
+    const std::int64_t a = *m.num_attention_heads, g = *m.num_key_value_heads;
+    if (a % tp != 0) refuse("exec.tp", "must divide num_attention_heads (" + num(a) + "), got " + num(tp));
+    else if (!isMla(m) && g % tp != 0)
+        refuse("exec.tp", "must divide num_key_value_heads (" + num(g) + "), got " + num(tp) +
+                              " (replicating key/value heads is not modelled)");
+    if (m.linear_num_value_heads && m.linear_num_key_heads &&
+        (*m.linear_num_key_heads % tp != 0 || *m.linear_num_value_heads % tp != 0))
+        refuse("exec.tp", "must divide the linear-attention heads (" + num(*m.linear_num_key_heads) + " key, " +
+                              num(*m.linear_num_value_heads) + " value), got " + num(tp));
+    if (*e.sequence_parallel && tp == 1) refuse("exec.sequence_parallel", "needs tp > 1: it splits activations over the tensor-parallel group");
+
+    // Context parallelism splits the sequence.
+    if (e.seq_length) {
+        const std::int64_t s = *e.seq_length;
+        if (cp > 1 && *e.cp_algo == "colossalai_cp" && s % (2 * cp) != 0)
+            refuse("exec.cp", "the ring splits the sequence into 2·cp load-balanced chunks: seq_length (" + num(s) +
+                                  ") must be a multiple of " + num(2 * cp));
+        if (cp > 1 && *e.cp_algo != "colossalai_cp" && ((a / tp) % cp != 0 || s % cp != 0))
+            refuse("exec.cp", "all-to-all context parallelism splits heads: num_attention_heads / tp (" + num(a / tp) +
+                                  ") and seq_length (" + num(s) + ") must be multiples of cp (" + num(cp) + ")");
+        if (*e.sequence_parallel && s % (tp * cp) != 0)
+            refuse("exec.sequence_parallel", "seq_length (" + num(s) + ") must be a multiple of tp·cp (" + num(tp * cp) + ")");
+        if (e.seq_split && s % *e.seq_split != 0)
+            refuse("exec.seq_split", "must divide seq_length (" + num(s) + "), got " + num(*e.seq_split));
+        if (m.position_embedding == "learned" && m.max_position_embeddings && s > *m.max_position_embeddings)
+            refuse("exec.seq_length", "learned positions cover " + num(*m.max_position_embeddings) + " tokens, got " + num(s));
+    }
+
+    // Experts.
+    if (!isMoe(m)) {
+        if (ep > 1) refuse("exec.ep", "needs a mixture-of-experts model, and this one has no routed experts");
+        if (e.capacity_factor) refuse("exec.capacity_factor", "applies to mixture-of-experts models only");
+    } else {
+        const std::int64_t experts = *m.num_experts, etp = expertTp(e);
+        if (experts % ep != 0) refuse("exec.ep", "must divide num_experts (" + num(experts) + "), got " + num(ep));
+        else if ((dp * tp * cp) % (ep * etp) != 0)
+            refuse("exec.ep", "the expert groups (ep·etp = " + num(ep) + "·" + num(etp) + ") must divide dp·tp·cp (" +
+                                  num(dp * tp * cp) + "); etp is tp when stated at most 1");
+        if (m.moe_intermediate_size && *m.moe_intermediate_size % etp != 0)
+            refuse("exec.etp", "expert tensor parallelism (" + num(etp) + ") must divide moe_intermediate_size (" +
+                                   num(*m.moe_intermediate_size) + ")");
+        if (e.expert_shard && (dp * tp * cp / ep) % *e.expert_shard != 0)
+            refuse("exec.expert_shard", "must divide the expert data-parallel group dp·tp·cp/ep (" + num(dp * tp * cp / ep) +
+                                            "), got " + num(*e.expert_shard));
+    }
+
+    // Sharding (ZeRO stages build on each other).
+    const std::int64_t shardDomain = dp * (*e.shard_spans_cp ? cp : 1);
+    if (!*e.optimizer_parallel) {
+        if (e.optimizer_shard) refuse("exec.optimizer_shard", "needs optimizer_parallel: true");
+        if (*e.grad_shard) refuse("exec.grad_shard", "sharded gradients (ZeRO-2) need sharded optimizer states: optimizer_parallel: true");
+        if (*e.grad_shard_as_params) refuse("exec.grad_shard_as_params", "FSDP sharding needs optimizer_parallel: true");
+    } else {
+        fill("exec.optimizer_shard", e.optimizer_shard, shardDomain, Origin::Derived,
+             *e.shard_spans_cp ? "dp · cp (the whole sharding domain)" : "dp (the whole data-parallel group)");
+        if (shardDomain % *e.optimizer_shard != 0)
+            refuse("exec.optimizer_shard", "must divide " + std::string(*e.shard_spans_cp ? "dp·cp (" : "dp (") + num(shardDomain) +
+                                               "), got " + num(*e.optimizer_shard));
+    }
+
+    // The batch: global = micro-batch size · micro-batches · dp.
+    auto& mbs = e.micro_batch_size;
+    auto& mbn = e.micro_batch_num;
+    auto& gbs = e.global_batch_size;
+    if (gbs && mbs && !mbn) {
+        if (*gbs % (*mbs * dp) != 0)
+            refuse("exec.global_batch_size", "must be a multiple of micro_batch_size · dp (" + num(*mbs) + "·" + num(dp) + "), got " + num(*gbs));
+        else fill("exec.micro_batch_num", mbn, *gbs / (*mbs * dp), Origin::Derived, "global_batch_size / (micro_batch_size · dp)");
+    } else if (gbs && mbn && !mbs) {
+        if (*gbs % (*mbn * dp) != 0)
+            refuse("exec.global_batch_size", "must be a multiple of micro_batch_num · dp (" + num(*mbn) + "·" + num(dp) + "), got " + num(*gbs));
+        else fill("exec.micro_batch_size", mbs, *gbs / (*mbn * dp), Origin::Derived, "global_batch_size / (micro_batch_num · dp)");
+    } else if (mbs && mbn && !gbs) {
+        fill("exec.global_batch_size", gbs, *mbs * *mbn * dp, Origin::Derived, "micro_batch_size · micro_batch_num · dp");
+    } else if (gbs && !mbs && !mbn) {
+        fill("exec.micro_batch_size", mbs, std::int64_t{1}, Origin::Default, "one sequence per micro-batch");
+        if (*gbs % dp != 0) refuse("exec.global_batch_size", "must be a multiple of dp (" + num(dp) + "), got " + num(*gbs));
+        else fill("exec.micro_batch_num", mbn, *gbs / dp, Origin::Derived, "global_batch_size / (micro_batch_size · dp)");
+    } else if (!gbs) {
+        refuse("exec.global_batch_size", "required: state global_batch_size, or micro_batch_size and micro_batch_num");
+    }
+    if (gbs && mbs && mbn && *gbs != *mbs * *mbn * dp)
+        refuse("exec.global_batch_size", "must equal micro_batch_size · micro_batch_num · dp = " + num(*mbs) + "·" + num(*mbn) +
+                                             "·" + num(dp) + " = " + num(*mbs * *mbn * dp) + ", got " + num(*gbs));
+    if (mbn && *mbn < pp)
+        refuse("exec.micro_batch_num", "a pipeline of " + num(pp) + " stages needs at least " + num(pp) +
+                                           " micro-batches to fill, got " + num(*mbn));
+    if (mbn) {
+        if (pp == 1 && *mbn > 1 && e.grad_accumulation == false)
+            refuse("exec.grad_accumulation", "is false, but " + num(*mbn) + " micro-batches without pipelining accumulate gradients");
+        fill("exec.grad_accumulation", e.grad_accumulation, pp > 1 || *mbn > 1, Origin::Derived,
+             pp > 1 || *mbn > 1 ? "gradients accumulate over micro-batches" : "one micro-batch per step");
+    }
+
+    // Pipeline: schedule, chunks and the layers they hold.
+    if (vpp > 1 && pp == 1) refuse("exec.vpp", "virtual pipeline chunks need pp > 1");
+    if (vpp > 1 && *e.pp_schedule != "interleaved")
+        refuse("exec.pp_schedule", "vpp = " + num(vpp) + " needs the interleaved schedule, got " + *e.pp_schedule);
+    if (vpp == 1 && *e.pp_schedule == "interleaved")
+        refuse("exec.pp_schedule", "interleaved needs vpp > 1 (with one chunk per stage it is 1f1b)");
+    if (vpp > 1 && mbn && *mbn % pp != 0)
+        refuse("exec.micro_batch_num", "the interleaved schedule runs micro-batches in groups of pp (" + num(pp) +
+                                           "): must be a multiple of it, got " + num(*mbn));
+    if (e.offset && e.pp_partition) refuse("exec.offset", "state offset or pp_partition, not both");
+    const std::int64_t mtp = m.mtp_depth.value_or(0);
+    m_out.totalLayers = *m.num_hidden_layers + (*e.mtp_in_offset ? mtp : 0);
+    auto partition = partitionLayers(m_out.totalLayers, pp, vpp, e.offset, e.pp_partition);
+    if (auto* error = std::get_if<std::string>(&partition))
+        refuse(e.pp_partition ? "exec.pp_partition" : e.offset ? "exec.offset" : "exec.pp", *error);
+    else m_out.partition = std::get<Partition>(partition);
+
+    // Recompute: one form at a time, ranges inside the model.
+    if (e.recompute && (e.full_recompute || e.selective_recompute))
+        refuse("exec.recompute", "replaces full_recompute and selective_recompute; state one form");
+    if (e.recompute) {
+        const std::int64_t layers = *m.num_hidden_layers + mtp;
+        for (std::size_t i = 0; i < e.recompute->size(); ++i) {
+            const RecomputeRange& r = (*e.recompute)[i];
+            const std::string at = "exec.recompute[" + std::to_string(i) + "]";
+            if (r.first >= layers || r.first + r.count.value_or(1) > layers)
+                refuse(at, "covers layers " + num(r.first) + (r.count ? "-" + num(r.first + *r.count - 1) : "+") +
+                               ", but the model has " + num(layers) + " (body and MTP layers, counted from 0)");
+        }
+    }
+    if (*e.selective_rule == "mindformers" && !*e.sequence_parallel && e.selective_comm_recompute)
+        refuse("exec.selective_comm_recompute", "recomputes the sequence-parallel all-gather, and sequence_parallel is false");
+
+    // The device must have a peak for the compute dtype.
+    if (const DeviceSpec& d = *cluster().device; d.peak_tflops && !d.peak_tflops->contains(*e.compute_dtype))
+        refuse("exec.compute_dtype", "the device (" + d.name.value_or("?") + ") has no " + *e.compute_dtype +
+                                         " peak; choose a dtype it lists under peak_tflops");
+}
+
+}  // namespace tessera::core::detail

@@ -1,0 +1,130 @@
+// Model resolution: family defaults, derivations HF configs imply, and the rules
+// a model must keep whatever it is run with (reference/hyperparallel.md §2.3-2.4).
+#include <algorithm>
+
+#include "io/presets.h"
+#include "resolve/resolver.h"
+
+namespace tessera::core::detail {
+
+namespace {
+
+// Family keys that mean nothing for a model without the feature they describe.
+const std::vector<std::string_view> kMoeKeys = {"num_shared_experts", "first_k_dense_replace", "moe_layer_freq",
+                                                "router_bias", "shared_expert_gate"};
+const std::vector<std::string_view> kMlaKeys = {"v_head_dim"};
+const std::vector<std::string_view> kLinearKeys = {"attn_output_gate"};
+
+std::string num(std::int64_t n) { return std::to_string(n); }
+
+}  // namespace
+
+void Resolver::resolveModel() {
+    ModelSpec& m = model();
+    if (!m.arch) {
+        std::string families;
+        for (std::string_view f : modelFamilies()) families += (families.empty() ? "" : ", ") + std::string(f);
+        refuse("model.arch", "required: the architecture family whose defaults fill unstated fields (" + families + ")");
+        return;
+    }
+    const bool moe = isMoe(m);
+    std::vector<std::string_view> skip;
+    if (!moe) skip.insert(skip.end(), kMoeKeys.begin(), kMoeKeys.end());
+    if (!isMla(m)) skip.insert(skip.end(), kMlaKeys.begin(), kMlaKeys.end());
+    const bool hasLinear = m.layer_types && std::find(m.layer_types->begin(), m.layer_types->end(), "linear_attention") != m.layer_types->end();
+    if (!hasLinear) skip.insert(skip.end(), kLinearKeys.begin(), kLinearKeys.end());
+    if (moe && !m.num_shared_experts.value_or(0) && !m.shared_expert_intermediate_size) skip.push_back("shared_expert_gate");
+    if (std::optional<Value> family = familyDefaults(*m.arch))
+        fillFrom(m, *family, "model", Origin::Family, "family " + *m.arch, skip);
+
+    // The four sizes every model states (seed ModelSpec rule 1).
+    bool sized = true;
+    for (auto [key, field] : {std::pair{"hidden_size", &m.hidden_size}, {"num_hidden_layers", &m.num_hidden_layers},
+                              {"num_attention_heads", &m.num_attention_heads}, {"vocab_size", &m.vocab_size}}) {
+        if (!*field) refuse(std::string("model.") + key, "required: every model states it"), sized = false;
+    }
+    // What the family should give; a family that does not must be answered by the file.
+    auto needFlag = [&](const char* key, bool present) {
+        if (!present)
+            refuse(std::string("model.") + key, "required: neither the file nor family " + *m.arch + " states it");
+    };
+    needFlag("hidden_act", m.hidden_act.has_value());
+    needFlag("gated_mlp", m.gated_mlp.has_value());
+    needFlag("norm", m.norm.has_value());
+    needFlag("position_embedding", m.position_embedding.has_value());
+    needFlag("attention_bias", m.attention_bias.has_value());
+    needFlag("mlp_bias", m.mlp_bias.has_value());
+    needFlag("tie_word_embeddings", m.tie_word_embeddings.has_value());
+    needFlag("qk_norm", m.qk_norm.has_value());
+    if (!sized) return;
+    const std::int64_t h = *m.hidden_size, a = *m.num_attention_heads, layers = *m.num_hidden_layers;
+
+    if (m.attention_bias) fill("model.attention_out_bias", m.attention_out_bias, *m.attention_bias, Origin::Derived, "attention_bias");
+    fill("model.num_key_value_heads", m.num_key_value_heads, a, Origin::Derived,
+         "num_attention_heads (multi-head attention, as Transformers reads an unstated num_key_value_heads)");
+    if (a % *m.num_key_value_heads != 0)
+        refuse("model.num_key_value_heads", "must divide num_attention_heads (" + num(a) + "), got " + num(*m.num_key_value_heads));
+
+    if (isMla(m)) {
+        if (!m.q_lora_rank) refuse("model.q_lora_rank", "required for MLA (state 0 to project queries directly)");
+        if (!m.qk_rope_head_dim) refuse("model.qk_rope_head_dim", "required for MLA: the rotary part of a query/key head");
+        if (!m.qk_nope_head_dim) refuse("model.qk_nope_head_dim", "required for MLA: the non-rotary part of a query/key head");
+        if (!m.v_head_dim) refuse("model.v_head_dim", "required for MLA: the value head width");
+    } else if (!m.head_dim) {
+        if (h % a != 0)
+            refuse("model.head_dim", "required: hidden_size (" + num(h) + ") is not a multiple of num_attention_heads (" + num(a) + ")");
+        else fill("model.head_dim", m.head_dim, h / a, Origin::Derived, "hidden_size / num_attention_heads");
+    }
+
+    if (m.position_embedding == "learned" && !m.max_position_embeddings)
+        refuse("model.max_position_embeddings", "required: learned positions need a table of this many rows");
+
+    if (m.layer_types) {
+        if (static_cast<std::int64_t>(m.layer_types->size()) != layers)
+            refuse("model.layer_types", "lists " + num(static_cast<std::int64_t>(m.layer_types->size())) +
+                                            " layers, but num_hidden_layers is " + num(layers));
+        if (hasLinear) {
+            for (auto [key, field] : {std::pair{"linear_num_key_heads", &m.linear_num_key_heads},
+                                      {"linear_key_head_dim", &m.linear_key_head_dim},
+                                      {"linear_num_value_heads", &m.linear_num_value_heads},
+                                      {"linear_value_head_dim", &m.linear_value_head_dim},
+                                      {"linear_conv_kernel_dim", &m.linear_conv_kernel_dim}})
+                if (!*field) refuse(std::string("model.") + key, "required: layer_types has linear_attention layers");
+        }
+    }
+
+    bool denseLayers = !moe;
+    if (moe) {
+        const std::int64_t e = *m.num_experts;
+        if (!m.num_experts_per_tok) refuse("model.num_experts_per_tok", "required for a mixture of experts: the top-k");
+        else if (*m.num_experts_per_tok > e)
+            refuse("model.num_experts_per_tok", "must be at most num_experts (" + num(e) + "), got " + num(*m.num_experts_per_tok));
+        if (!m.moe_intermediate_size) {
+            if (m.intermediate_size)
+                fill("model.moe_intermediate_size", m.moe_intermediate_size, *m.intermediate_size, Origin::Derived,
+                     "intermediate_size (experts run at the dense width, as in Mixtral)");
+            else refuse("model.moe_intermediate_size", "required: state moe_intermediate_size, or intermediate_size if the experts run at the dense width");
+        }
+        fill("model.first_k_dense_replace", m.first_k_dense_replace, std::int64_t{0}, Origin::Derived, "no leading dense layers stated");
+        fill("model.moe_layer_freq", m.moe_layer_freq, std::int64_t{1}, Origin::Derived, "every layer after the dense ones is MoE");
+        fill("model.num_shared_experts", m.num_shared_experts, std::int64_t{0}, Origin::Derived, "no shared experts stated");
+        if (*m.first_k_dense_replace > layers)
+            refuse("model.first_k_dense_replace", "must be at most num_hidden_layers (" + num(layers) + "), got " + num(*m.first_k_dense_replace));
+        denseLayers = *m.first_k_dense_replace > 0 || *m.moe_layer_freq > 1;
+        if (*m.num_shared_experts > 0 && !m.shared_expert_intermediate_size && m.moe_intermediate_size)
+            fill("model.shared_expert_intermediate_size", m.shared_expert_intermediate_size,
+                 *m.num_shared_experts * *m.moe_intermediate_size, Origin::Derived, "num_shared_experts · moe_intermediate_size");
+        if (m.shared_expert_intermediate_size && *m.num_shared_experts == 0)
+            refuse("model.num_shared_experts", "is 0, but shared_expert_intermediate_size is stated");
+        fill("model.router_bias", m.router_bias, false, Origin::Derived, "a plain linear router");
+        if (m.num_shared_experts.value_or(0) > 0) fill("model.shared_expert_gate", m.shared_expert_gate, false, Origin::Derived, "no gate stated");
+    } else if (m.num_experts_per_tok && m.num_experts) {
+        refuse("model.num_experts_per_tok", "is stated, but num_experts is 1: the model has no routed experts");
+    }
+    if (denseLayers && !m.intermediate_size) {
+        if (*m.arch == "gpt") fill("model.intermediate_size", m.intermediate_size, 4 * h, Origin::Derived, "4 · hidden_size (GPT)");
+        else refuse("model.intermediate_size", "required: the model has dense MLP layers");
+    }
+}
+
+}  // namespace tessera::core::detail

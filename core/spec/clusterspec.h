@@ -1,0 +1,52 @@
+#pragma once
+// ClusterSpec: the devices a run has and how they are linked. Bandwidths are GB/s
+// (10^9 bytes per second) in one direction per device; peaks are dense (no
+// structured sparsity) TFLOP/s (10^12). A dtype the device cannot run on its
+// matrix units is absent, never 0.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "spec/field.h"
+#include "units/units.h"
+
+namespace tessera::core {
+
+inline constexpr std::string_view kPeakDtypes[] = {"fp32", "bf16", "fp16", "fp8"};
+
+struct DeviceSpec {
+    std::optional<std::string> name;
+    std::optional<Bytes> memory;
+    std::optional<std::map<std::string, double>> peak_tflops;
+    std::optional<double> hbm_bandwidth_gbps;
+    std::optional<double> intra_node_bandwidth_gbps;
+    std::optional<double> inter_node_bandwidth_gbps;
+    std::optional<std::int64_t> devices_per_node;
+
+    bool operator==(const DeviceSpec&) const = default;
+};
+
+template <class Spec, class V>
+    requires std::same_as<std::remove_const_t<Spec>, DeviceSpec>
+void visit(Spec& d, V& v) {
+    const RealRange positive{0, 1e12, true, false};
+    v.text({"name", "Device name"}, d.name);
+    v.memory({"memory", "Device memory, such as \"80 GiB\"", "bytes"}, d.memory);
+    v.numberMap({"peak_tflops", "Dense peak per data type", "TFLOP/s"}, d.peak_tflops, kPeakDtypes, positive);
+    v.real({"hbm_bandwidth_gbps", "Device memory bandwidth", "GB/s"}, d.hbm_bandwidth_gbps, positive);
+    v.real({"intra_node_bandwidth_gbps", "Bandwidth to a device in the same node, one direction", "GB/s"}, d.intra_node_bandwidth_gbps, positive);
+    v.real({"inter_node_bandwidth_gbps", "Bandwidth to a device in another node, one direction", "GB/s"}, d.inter_node_bandwidth_gbps, positive);
+    v.integer({"devices_per_node", "Devices that share the fast intra-node links"}, d.devices_per_node, IntRange{1, 1 << 20});
+}
+
+struct ClusterSpec {
+    std::optional<std::string> device_preset;  // the id the file named, if any
+    std::optional<DeviceSpec> device;
+    std::optional<std::int64_t> devices;
+    std::optional<std::int64_t> nodes;
+
+    bool operator==(const ClusterSpec&) const = default;
+};
+
+}  // namespace tessera::core

@@ -1,0 +1,141 @@
+#pragma once
+// ExecSpec: how a model is trained. Field names, types and rules follow
+// HyperParallel's ExecSpec (seeds/000, reference/hyperparallel.md §3.1): every field
+// optional; counts are whole numbers of at least 1, byte widths whole numbers of
+// at least 0, flags real booleans, names from closed lists. Tessera adds
+// `compute_dtype` (which peak of the device the matmuls run at).
+//
+// Each closed value list below is the one place its values are named.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "spec/field.h"
+#include "units/units.h"
+
+namespace tessera::core {
+
+inline constexpr std::string_view kPipelineSchedules[] = {"1f1b", "interleaved", "gpipe"};
+inline constexpr std::string_view kSelectiveRules[] = {"hyperparallel", "mindformers", "megatron"};
+inline constexpr std::string_view kRecomputeOptions[] = {"none", "full", "selective"};
+// The ops a selective range keeps or recomputes (seed RECOMPUTE_OPS); attUp is an
+// MLA layer's up-projections.
+inline constexpr std::string_view kRecomputeOps[] = {"attBMM", "headCast", "dropout", "softmax",
+                                                     "normOp", "gather", "ffAct", "attUp"};
+inline constexpr std::string_view kOpStates[] = {"keep", "recompute"};
+// colossalai_cp is the ring (seed default); ulysses_cp the all-to-all; hybrid_cp both.
+inline constexpr std::string_view kCpAlgorithms[] = {"colossalai_cp", "ulysses_cp", "hybrid_cp"};
+inline constexpr std::string_view kOptimizers[] = {"adamw", "muon"};
+inline constexpr std::string_view kComputeDtypes[] = {"fp32", "bf16", "fp16", "fp8"};
+
+// Consecutive layers that recompute alike, in model order from 0 (body layers
+// first, then MTP layers), whatever stage holds them.
+struct RecomputeRange {
+    std::int64_t first = 0;
+    std::optional<std::int64_t> count;  // nullopt: to the last layer
+    std::string option = "none";        // kRecomputeOptions
+    // Selective ranges only: op -> "keep" | "recompute"; an op left out is kept.
+    // nullopt takes the run's selective_rule.
+    std::optional<std::vector<std::pair<std::string, std::string>>> ops;
+    bool operator==(const RecomputeRange&) const = default;
+};
+
+struct ExecSpec {
+    std::optional<std::int64_t> dp, tp, pp, vpp, cp, ep, etp;
+    std::optional<bool> sequence_parallel, shard_activations, loss_parallel;
+    std::optional<std::int64_t> micro_batch_size, micro_batch_num, global_batch_size;
+    std::optional<bool> optimizer_parallel;
+    std::optional<std::int64_t> optimizer_shard, expert_shard;
+    std::optional<bool> expert_shard_group, grad_shard, grad_shard_as_params, shard_spans_cp, grad_accumulation,
+        deferred_grad_accumulation, overlapped_grad_reduce, reshard_params, param_casts;
+    std::optional<std::string> pp_schedule;
+    std::optional<StageCounts> offset;
+    std::optional<std::int64_t> seq_split;
+    std::optional<StageCounts> pp_partition;
+    std::optional<bool> mtp_in_offset, emb_out_in_offset;
+    std::optional<StageCounts> full_recompute, selective_recompute, selective_comm_recompute;
+    std::optional<std::string> selective_rule;
+    std::optional<bool> recompute_slice_activation;
+    std::optional<std::vector<RecomputeRange>> recompute;
+    std::optional<std::int64_t> param_bytes, compute_bytes, softmax_bytes, grad_bytes, optimizer_state_bytes,
+        optimizer_states, main_param_bytes, norm_bytes, dropout_bytes;
+    std::optional<bool> flash_attention, grad_clip, grouped_gemm, vocab_emb_dp, emb_dp_sharded, tie_embeddings;
+    std::optional<std::string> cp_algo;
+    std::optional<double> capacity_factor;
+    std::optional<bool> shard_mtp_param, frozen;
+    std::optional<std::string> optimizer;
+    std::optional<std::string> compute_dtype;
+    std::optional<std::int64_t> seq_length;
+    std::optional<Bytes> device_memory;
+
+    bool operator==(const ExecSpec&) const = default;
+};
+
+template <class Spec, class V>
+    requires std::same_as<std::remove_const_t<Spec>, ExecSpec>
+void visit(Spec& e, V& v) {
+    const IntRange count{1}, size{0};
+    v.integer({"dp", "Data-parallel degree"}, e.dp, count);
+    v.integer({"tp", "Tensor-parallel degree"}, e.tp, count);
+    v.integer({"pp", "Pipeline-parallel degree (stages)"}, e.pp, count);
+    v.integer({"vpp", "Virtual pipeline chunks per stage (interleaved schedule)"}, e.vpp, count);
+    v.integer({"cp", "Context-parallel degree (sequence split across devices)"}, e.cp, count);
+    v.integer({"ep", "Expert-parallel degree"}, e.ep, count);
+    v.integer({"etp", "Expert tensor-parallel degree; at most 1 runs experts at the dense tp"}, e.etp, size);
+    v.flag({"sequence_parallel", "Split norm and dropout activations along the sequence over the TP group"}, e.sequence_parallel);
+    v.flag({"shard_activations", "TP shards the activations between layers and the output layer's"}, e.shard_activations);
+    v.flag({"loss_parallel", "Loss on vocabulary-sharded logits rather than gathered ones"}, e.loss_parallel);
+    v.integer({"micro_batch_size", "Sequences per micro-batch", "sequences"}, e.micro_batch_size, count);
+    v.integer({"micro_batch_num", "Micro-batches per step per pipeline"}, e.micro_batch_num, count);
+    v.integer({"global_batch_size", "Sequences per optimizer step", "sequences"}, e.global_batch_size, count);
+    v.flag({"optimizer_parallel", "Shard optimizer states over data parallelism (ZeRO-1)"}, e.optimizer_parallel);
+    v.integer({"optimizer_shard", "Data-parallel ranks each optimizer shard spans"}, e.optimizer_shard, count);
+    v.integer({"expert_shard", "Ranks of its expert data-parallel group a routed expert is sharded over"}, e.expert_shard, count);
+    v.flag({"expert_shard_group", "Shard routed experts over the whole expert data-parallel group"}, e.expert_shard_group);
+    v.flag({"grad_shard", "Shard gradients too (ZeRO-2)"}, e.grad_shard);
+    v.flag({"grad_shard_as_params", "Shard each gradient as its parameter (FSDP / ZeRO-3)"}, e.grad_shard_as_params);
+    v.flag({"shard_spans_cp", "The optimizer shard spans context-parallel ranks too"}, e.shard_spans_cp);
+    v.flag({"grad_accumulation", "Gradients stay in memory across micro-batches without pipelining"}, e.grad_accumulation);
+    v.flag({"deferred_grad_accumulation", "FSDP holds each layer's reduce-scatter output until the micro-batch ends"}, e.deferred_grad_accumulation);
+    v.flag({"overlapped_grad_reduce", "FSDP reduce-scatters a layer while the next one's backward runs"}, e.overlapped_grad_reduce);
+    v.flag({"reshard_params", "FSDP frees gathered parameters after each use"}, e.reshard_params);
+    v.flag({"param_casts", "Layers keep the compute-dtype casts of their weights"}, e.param_casts);
+    v.choice({"pp_schedule", "Pipeline schedule"}, e.pp_schedule, kPipelineSchedules);
+    v.stageCounts({"offset", "Layers per stage beyond an even split: one count, per stage, or per chunk and stage"}, e.offset, kFormInt | kFormList | kFormNested);
+    v.integer({"seq_split", "Parts a sequence is split into for a sequence pipeline"}, e.seq_split, count);
+    v.stageCounts({"pp_partition", "Layers each stage holds, stated outright"}, e.pp_partition, kFormList | kFormNested);
+    v.flag({"mtp_in_offset", "MTP layers count in the offset's layers"}, e.mtp_in_offset);
+    v.flag({"emb_out_in_offset", "Embedding and output layers count in the offset's layers"}, e.emb_out_in_offset);
+    v.stageCounts({"full_recompute", "Fully recomputed layers: true for all, or counts per stage"}, e.full_recompute, kFormBool | kFormInt | kFormList | kFormNested);
+    v.stageCounts({"selective_recompute", "Selectively recomputed layers: true for all, or counts per stage"}, e.selective_recompute, kFormBool | kFormList | kFormNested);
+    v.stageCounts({"selective_comm_recompute", "Layers recomputing their sequence-parallel all-gather"}, e.selective_comm_recompute, kFormBool | kFormList | kFormNested);
+    v.choice({"selective_rule", "Whose selective recompute the run uses"}, e.selective_rule, kSelectiveRules);
+    v.flag({"recompute_slice_activation", "A recomputed layer keeps its input sliced over TP"}, e.recompute_slice_activation);
+    v.ranges({"recompute", "Recompute ranges over the layers in model order"}, e.recompute);
+    v.integer({"param_bytes", "Bytes per parameter element", "bytes"}, e.param_bytes, size);
+    v.integer({"compute_bytes", "Bytes per activation element", "bytes"}, e.compute_bytes, size);
+    v.integer({"softmax_bytes", "Bytes per softmax output element", "bytes"}, e.softmax_bytes, size);
+    v.integer({"grad_bytes", "Bytes per gradient element", "bytes"}, e.grad_bytes, size);
+    v.integer({"optimizer_state_bytes", "Bytes per optimizer state element", "bytes"}, e.optimizer_state_bytes, size);
+    v.integer({"optimizer_states", "Optimizer states per parameter (AdamW 2, Muon 1)"}, e.optimizer_states, count);
+    v.integer({"main_param_bytes", "Bytes per element of the optimizer's master copy (0: none)", "bytes"}, e.main_param_bytes, size);
+    v.integer({"norm_bytes", "Bytes per norm input element kept for backward", "bytes"}, e.norm_bytes, size);
+    v.integer({"dropout_bytes", "Bytes per dropout mask element", "bytes"}, e.dropout_bytes, size);
+    v.flag({"flash_attention", "Fused attention that keeps no s x s tensors"}, e.flash_attention);
+    v.flag({"grad_clip", "Clip gradients by global norm"}, e.grad_clip);
+    v.flag({"grouped_gemm", "Experts run as one grouped matmul"}, e.grouped_gemm);
+    v.flag({"vocab_emb_dp", "The vocabulary embedding runs data parallel"}, e.vocab_emb_dp);
+    v.flag({"emb_dp_sharded", "The embedding table is sharded over data parallelism"}, e.emb_dp_sharded);
+    v.flag({"tie_embeddings", "The run ties embedding and output tables"}, e.tie_embeddings);
+    v.choice({"cp_algo", "Context-parallel algorithm: ring, all-to-all (Ulysses) or both"}, e.cp_algo, kCpAlgorithms);
+    v.real({"capacity_factor", "Expert token capacity factor; unstated is dropless"}, e.capacity_factor, RealRange{0, 1e6, true, false});
+    v.flag({"shard_mtp_param", "MTP parameters are sharded like the body's"}, e.shard_mtp_param);
+    v.flag({"frozen", "Parameters are frozen (no gradients or optimizer)"}, e.frozen);
+    v.choice({"optimizer", "Optimizer"}, e.optimizer, kOptimizers);
+    v.choice({"compute_dtype", "Data type of the matmuls (which device peak applies)"}, e.compute_dtype, kComputeDtypes);
+    v.integer({"seq_length", "Training sequence length", "tokens"}, e.seq_length, count);
+    v.memory({"device_memory", "Memory budget per device; the device's memory when unstated", "bytes"}, e.device_memory);
+}
+
+}  // namespace tessera::core

@@ -1,0 +1,126 @@
+#pragma once
+// ModelSpec: what an architecture is, whatever it is trained with. Keys are
+// Hugging Face config.json names where one exists, and the members keep those
+// names (snake_case) so the code, the files and HF configs read alike.
+//
+// Absent is not zero: every field is optional, and an unstated field is never
+// read as 0. A field the file leaves out may be filled by the family (`arch`, see
+// resources/families/) or derived (resolve.h), and `tessera show` marks which.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "spec/field.h"
+
+namespace tessera::core {
+
+inline constexpr std::string_view kNorms[] = {"rmsnorm", "layernorm"};
+inline constexpr std::string_view kPositionEmbeddings[] = {"rope", "learned", "none"};
+inline constexpr std::string_view kActivations[] = {"silu", "gelu", "gelu_new", "gelu_pytorch_tanh", "relu", "swish"};
+inline constexpr std::string_view kLayerTypes[] = {"full_attention", "linear_attention"};
+
+struct ModelSpec {
+    std::optional<std::string> name;
+    std::optional<std::string> arch;
+    std::optional<std::int64_t> hidden_size;
+    std::optional<std::int64_t> num_hidden_layers;
+    std::optional<std::int64_t> num_attention_heads;
+    std::optional<std::int64_t> num_key_value_heads;
+    std::optional<std::int64_t> head_dim;
+    std::optional<std::int64_t> intermediate_size;
+    std::optional<std::int64_t> vocab_size;
+    std::optional<std::int64_t> max_position_embeddings;
+    std::optional<std::string> hidden_act;
+    std::optional<bool> gated_mlp;
+    std::optional<std::string> norm;
+    std::optional<std::string> position_embedding;
+    std::optional<bool> attention_bias;
+    std::optional<bool> attention_out_bias;
+    std::optional<bool> mlp_bias;
+    std::optional<bool> tie_word_embeddings;
+    std::optional<double> attention_dropout;
+    std::optional<double> hidden_dropout;
+    std::optional<bool> qk_norm;
+    std::optional<bool> attn_output_gate;
+    // Mixture of experts.
+    std::optional<std::int64_t> num_experts;
+    std::optional<std::int64_t> num_experts_per_tok;
+    std::optional<std::int64_t> num_shared_experts;
+    std::optional<std::int64_t> moe_intermediate_size;
+    std::optional<std::int64_t> shared_expert_intermediate_size;
+    std::optional<std::int64_t> first_k_dense_replace;
+    std::optional<std::int64_t> moe_layer_freq;
+    std::optional<bool> router_bias;
+    std::optional<bool> shared_expert_gate;
+    // Multi-head latent attention and multi-token prediction.
+    std::optional<std::int64_t> q_lora_rank;
+    std::optional<std::int64_t> kv_lora_rank;
+    std::optional<std::int64_t> qk_rope_head_dim;
+    std::optional<std::int64_t> qk_nope_head_dim;
+    std::optional<std::int64_t> v_head_dim;
+    std::optional<std::int64_t> mtp_depth;
+    // Hybrid linear attention (Gated DeltaNet, Qwen3-Next / Qwen3.5).
+    std::optional<std::vector<std::string>> layer_types;
+    std::optional<std::int64_t> linear_num_key_heads;
+    std::optional<std::int64_t> linear_key_head_dim;
+    std::optional<std::int64_t> linear_num_value_heads;
+    std::optional<std::int64_t> linear_value_head_dim;
+    std::optional<std::int64_t> linear_conv_kernel_dim;
+
+    bool operator==(const ModelSpec&) const = default;
+};
+
+// The architecture families `arch` may name (resources/families/<name>.yaml).
+std::span<const std::string_view> modelFamilies();
+
+template <class Spec, class V>
+    requires std::same_as<std::remove_const_t<Spec>, ModelSpec>
+void visit(Spec& m, V& v) {
+    const IntRange positive{1}, whole{0};
+    v.text({"name", "Display name of the model"}, m.name);
+    v.choice({"arch", "Architecture family whose documented defaults fill unstated fields"}, m.arch, modelFamilies());
+    v.integer({"hidden_size", "Width of the residual stream (h)", "elements"}, m.hidden_size, positive);
+    v.integer({"num_hidden_layers", "Transformer layers in the body, MTP layers excluded (L)"}, m.num_hidden_layers, positive);
+    v.integer({"num_attention_heads", "Query heads per attention layer (a)"}, m.num_attention_heads, positive);
+    v.integer({"num_key_value_heads", "Key/value heads (g): a for MHA, 1 for MQA, between for GQA"}, m.num_key_value_heads, positive);
+    v.integer({"head_dim", "Width of one attention head; hidden_size / heads when unstated", "elements"}, m.head_dim, positive);
+    v.integer({"intermediate_size", "Width of a dense MLP (f)", "elements"}, m.intermediate_size, positive);
+    v.integer({"vocab_size", "Vocabulary size (V)", "tokens"}, m.vocab_size, positive);
+    v.integer({"max_position_embeddings", "Longest sequence the positions cover", "tokens"}, m.max_position_embeddings, positive);
+    v.choice({"hidden_act", "MLP activation function"}, m.hidden_act, kActivations);
+    v.flag({"gated_mlp", "Gated MLP (SwiGLU: gate, up and down matrices) rather than two matrices"}, m.gated_mlp);
+    v.choice({"norm", "Normalisation: rmsnorm (a weight) or layernorm (weight and bias)"}, m.norm, kNorms);
+    v.choice({"position_embedding", "Rotary, learned absolute table, or none"}, m.position_embedding, kPositionEmbeddings);
+    v.flag({"attention_bias", "Biases on the query, key and value projections"}, m.attention_bias);
+    v.flag({"attention_out_bias", "Bias on the attention output projection; attention_bias when unstated"}, m.attention_out_bias);
+    v.flag({"mlp_bias", "Biases on the MLP projections"}, m.mlp_bias);
+    v.flag({"tie_word_embeddings", "Output layer shares the embedding table"}, m.tie_word_embeddings);
+    v.real({"attention_dropout", "Dropout probability on attention scores"}, m.attention_dropout, RealRange{0, 1, false, true});
+    v.real({"hidden_dropout", "Dropout probability on the residual branches"}, m.hidden_dropout, RealRange{0, 1, false, true});
+    v.flag({"qk_norm", "Per-head RMSNorm on queries and keys (Qwen3)"}, m.qk_norm);
+    v.flag({"attn_output_gate", "Gated attention output (doubles the query projection; Qwen3.5)"}, m.attn_output_gate);
+    v.integer({"num_experts", "Routed experts per MoE layer (E); 1 is dense"}, m.num_experts, positive);
+    v.integer({"num_experts_per_tok", "Routed experts each token visits (top-k)"}, m.num_experts_per_tok, positive);
+    v.integer({"num_shared_experts", "Shared experts every token visits"}, m.num_shared_experts, whole);
+    v.integer({"moe_intermediate_size", "Width of one routed expert", "elements"}, m.moe_intermediate_size, positive);
+    v.integer({"shared_expert_intermediate_size", "Width of the shared expert(s) together", "elements"}, m.shared_expert_intermediate_size, positive);
+    v.integer({"first_k_dense_replace", "Leading layers with a dense MLP instead of experts"}, m.first_k_dense_replace, whole);
+    v.integer({"moe_layer_freq", "Every n-th layer after the dense ones is MoE"}, m.moe_layer_freq, positive);
+    v.flag({"router_bias", "The router keeps a per-expert bias (DeepSeek-V3's score correction)"}, m.router_bias);
+    v.flag({"shared_expert_gate", "A sigmoid gate scales the shared expert (Qwen2-MoE)"}, m.shared_expert_gate);
+    v.integer({"q_lora_rank", "MLA query latent rank; 0 projects queries directly"}, m.q_lora_rank, whole);
+    v.integer({"kv_lora_rank", "MLA key/value latent rank; stating it makes attention MLA"}, m.kv_lora_rank, positive);
+    v.integer({"qk_rope_head_dim", "MLA rotary part of each query/key head", "elements"}, m.qk_rope_head_dim, positive);
+    v.integer({"qk_nope_head_dim", "MLA non-rotary part of each query/key head", "elements"}, m.qk_nope_head_dim, positive);
+    v.integer({"v_head_dim", "MLA value head width", "elements"}, m.v_head_dim, positive);
+    v.integer({"mtp_depth", "Multi-token-prediction layers after the body"}, m.mtp_depth, whole);
+    v.textList({"layer_types", "Attention kind of each body layer (hybrid models)"}, m.layer_types, kLayerTypes);
+    v.integer({"linear_num_key_heads", "Linear-attention key heads"}, m.linear_num_key_heads, positive);
+    v.integer({"linear_key_head_dim", "Linear-attention key head width", "elements"}, m.linear_key_head_dim, positive);
+    v.integer({"linear_num_value_heads", "Linear-attention value heads"}, m.linear_num_value_heads, positive);
+    v.integer({"linear_value_head_dim", "Linear-attention value head width", "elements"}, m.linear_value_head_dim, positive);
+    v.integer({"linear_conv_kernel_dim", "Linear-attention short convolution width"}, m.linear_conv_kernel_dim, positive);
+}
+
+}  // namespace tessera::core

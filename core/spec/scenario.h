@@ -1,0 +1,35 @@
+#pragma once
+// A scenario: the model, how it is run, on what, and (optionally) what to search.
+// `marks` remembers where each stated field stood in its file ("exec.tp" ->
+// scenario.yaml:12:7) so that rules spanning several fields can still point at
+// the text; it takes no part in equality.
+#include <map>
+#include <optional>
+#include <string>
+
+#include "spec/clusterspec.h"
+#include "spec/diagnostics.h"
+#include "spec/execspec.h"
+#include "spec/modelspec.h"
+#include "spec/searchspec.h"
+
+namespace tessera::core {
+
+struct Scenario {
+    ModelSpec model;
+    ExecSpec exec;
+    ClusterSpec cluster;
+    std::optional<SearchSpec> search;
+
+    std::map<std::string, Mark> marks;
+    std::string source;  // file name or "<preset:...>", for messages
+
+    // The mark of a field, or of its nearest stated parent section.
+    Mark markOf(const std::string& path) const;
+
+    bool operator==(const Scenario& o) const {
+        return model == o.model && exec == o.exec && cluster == o.cluster && search == o.search;
+    }
+};
+
+}  // namespace tessera::core

@@ -1,0 +1,84 @@
+#include "units/units.h"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace tessera::core {
+
+namespace {
+
+struct Suffix {
+    std::string_view name;
+    Bytes factor;
+};
+
+constexpr std::array<Suffix, 10> kSuffixes{{{"KiB", KiB}, {"MiB", MiB}, {"GiB", GiB}, {"TiB", TiB},
+                                            {"KB", KiB}, {"MB", MiB}, {"GB", GiB}, {"TB", TiB},
+                                            {"B", 1}, {"", 1}}};
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+    return s;
+}
+
+}  // namespace
+
+std::optional<Bytes> parseMemory(std::string_view text) {
+    text = trim(text);
+    for (const Suffix& suffix : kSuffixes) {
+        if (text.size() < suffix.name.size() || !text.ends_with(suffix.name)) continue;
+        std::string_view number = trim(text.substr(0, text.size() - suffix.name.size()));
+        if (number.empty()) return std::nullopt;
+        // Whole numbers exactly, so "81559 MiB" is not rounded through a double.
+        Bytes whole = 0;
+        auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), whole);
+        if (ec == std::errc{} && end == number.data() + number.size()) {
+            if (whole < 0 || whole > std::numeric_limits<Bytes>::max() / suffix.factor) return std::nullopt;
+            return whole * suffix.factor;
+        }
+        double value = 0;
+        auto [dend, dec] = std::from_chars(number.data(), number.data() + number.size(), value);
+        if (dec != std::errc{} || dend != number.data() + number.size()) return std::nullopt;
+        const double bytes = value * static_cast<double>(suffix.factor);
+        if (!std::isfinite(bytes) || bytes < 0 || bytes >= 9.2e18 || bytes != std::floor(bytes))
+            return std::nullopt;
+        return static_cast<Bytes>(bytes);
+    }
+    return std::nullopt;
+}
+
+std::string memoryText(Bytes bytes) {
+    for (const auto& [name, factor] : {std::pair{"TiB", TiB}, {"GiB", GiB}, {"MiB", MiB}, {"KiB", KiB}}) {
+        if (bytes != 0 && bytes % factor == 0) return std::to_string(bytes / factor) + " " + name;
+    }
+    return std::to_string(bytes) + " B";
+}
+
+std::string formatGiB(Bytes bytes) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.1f GiB", static_cast<double>(bytes) / static_cast<double>(GiB));
+    return buffer;
+}
+
+std::string withThousands(std::int64_t value) {
+    std::string digits = std::to_string(value < 0 ? -(value + 1) + 1ULL : static_cast<unsigned long long>(value));
+    std::string out;
+    const int n = static_cast<int>(digits.size());
+    for (int i = 0; i < n; ++i) {
+        out += digits[i];
+        if ((n - i - 1) % 3 == 0 && i != n - 1) out += ',';
+    }
+    return value < 0 ? "-" + out : out;
+}
+
+std::string numberText(double value) {
+    char buffer[64];
+    auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+    return ec == std::errc{} ? std::string(buffer, end) : std::string("nan");
+}
+
+}  // namespace tessera::core

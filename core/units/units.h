@@ -1,0 +1,41 @@
+#pragma once
+// Units. Memory is counted in whole bytes (int64: 2^63 bytes is 8 EiB, far past any
+// device), time in seconds and work in FLOPs (doubles). Binary prefixes only:
+// GiB = 2^30 bytes. Display strings exist for text output; the engine never
+// rounds through them.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace tessera::core {
+
+using Bytes = std::int64_t;
+using Flops = double;
+using Seconds = double;
+
+inline constexpr Bytes KiB = Bytes{1} << 10;
+inline constexpr Bytes MiB = Bytes{1} << 20;
+inline constexpr Bytes GiB = Bytes{1} << 30;
+inline constexpr Bytes TiB = Bytes{1} << 40;
+
+// Parses "80 GiB", "64GB", "81559 MiB", "1.5 TiB" or a bare byte count. As in
+// HyperParallel's Memory.from_string, KB/MB/GB/TB are binary multiples too: a
+// device's "80 GB" of HBM is 80 GiB. Returns nullopt for anything else,
+// including negative, fractional-byte and overflowing amounts.
+std::optional<Bytes> parseMemory(std::string_view text);
+
+// "80 GiB" when exact in GiB, else the shortest exact MiB/KiB/B form; parseMemory
+// reads it back to the same byte count.
+std::string memoryText(Bytes bytes);
+
+// "61.2 GiB" (one decimal), for display only.
+std::string formatGiB(Bytes bytes);
+
+// Thousands separators: 68,976,648,192.
+std::string withThousands(std::int64_t value);
+
+// Shortest text that reads back to the same double ("0.1", "989.4", "1e+21").
+std::string numberText(double value);
+
+}  // namespace tessera::core
