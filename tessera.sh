@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Tessera's one entry point on a Debian 12 machine.
+#   ./tessera.sh [ARGS...]   install what is missing, build, open the app (ARGS go to build/tessera)
+#   ./tessera.sh test        install what is missing, build, run every test with CTest
+# Idempotent, and quiet when nothing changed.
+set -euo pipefail
+cd "$(dirname "$(readlink -f "$0")")"
+
+# Debian packages the build and the tests need (nothing is downloaded from elsewhere).
+PACKAGES=(cmake ninja-build g++ pkg-config
+          qt6-base-dev libqt6charts6-dev libqt6svg6-dev libgl-dev
+          libyaml-cpp-dev nlohmann-json3-dev)
+BUILD_DIR=build
+
+ensure_packages() {
+    local missing=() p
+    for p in "${PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    done
+    ((${#missing[@]} == 0)) && return 0
+    local sudo=()
+    [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+    echo "tessera.sh: installing ${missing[*]}" >&2
+    "${sudo[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+build() {
+    if [ ! -f "$BUILD_DIR/build.ninja" ]; then
+        cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+    fi
+    cmake --build "$BUILD_DIR" -- --quiet
+}
+
+ensure_packages
+build
+
+case "${1:-}" in
+test)
+    shift
+    exec ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$(nproc)" "$@"
+    ;;
+*)
+    if [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -z "${QT_QPA_PLATFORM:-}" ]; then
+        echo "tessera.sh: no display found; start it from a desktop session (or set QT_QPA_PLATFORM=offscreen)." >&2
+    fi
+    exec "$BUILD_DIR/tessera" "$@"
+    ;;
+esac
