@@ -8,7 +8,7 @@ cd "$(dirname "$(readlink -f "$0")")"
 
 # Debian packages the build and the tests need (nothing is downloaded from elsewhere).
 PACKAGES=(cmake ninja-build g++ pkg-config
-          qt6-base-dev libqt6charts6-dev libqt6svg6-dev libgl-dev
+          qt6-base-dev qt6-charts-dev qt6-svg-dev libgl-dev
           libyaml-cpp-dev nlohmann-json3-dev)
 BUILD_DIR=build
 

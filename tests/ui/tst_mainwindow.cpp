@@ -17,6 +17,12 @@ private slots:
         QVERIFY(text.contains("Llama-3 70B"));
         QVERIFY(text.contains("NVIDIA H100"));
         QVERIFY(window.windowTitle().contains("llama3-70b-h100x64"));
+        // The window draws something: not a blank image. Set TESSERA_SCREENSHOT_DIR to keep it.
+        const QImage image = window.grab().toImage();
+        QCOMPARE(image.size(), window.size() * window.devicePixelRatio());
+        QVERIFY(image.pixel(5, 5) != image.pixel(image.width() / 4, 60) || image.pixel(5, 5) != image.pixel(40, 30));
+        if (const QByteArray dir = qgetenv("TESSERA_SCREENSHOT_DIR"); !dir.isEmpty())
+            QVERIFY(image.save(QString::fromLocal8Bit(dir) + "/mainwindow.png"));
     }
 
     void showsEveryProblemOfABadFile() {
