@@ -66,6 +66,9 @@ int cmdValidate(const std::vector<std::string>& files) {
         try {
             loadResolved(file);
             std::cout << file << ": ok\n";
+        } catch (const FileError& e) {
+            printDiagnostics(e);
+            status = std::max(status, kExitFailure);
         } catch (const SpecError& e) {
             printDiagnostics(e);
             status = kExitInvalid;
@@ -125,6 +128,7 @@ int cmdImportHf(const std::vector<std::string>& args) {
     try {
         config = loadDocument(input);
     } catch (const LoadError& e) {
+        if (e.unreadable()) throw FileError(Diagnostic{e.mark(), "", e.message()});
         throw SpecError(Diagnostic{e.mark(), "", e.message()});
     }
     Diagnostics d;
@@ -190,6 +194,9 @@ int runCli(const std::vector<std::string>& args) {
     } catch (const UsageError& e) {
         std::cerr << "tessera: " << e.message << "\n\n" << usage();
         return kExitUsage;
+    } catch (const FileError& e) {
+        printDiagnostics(e);
+        return kExitFailure;
     } catch (const SpecError& e) {
         printDiagnostics(e);
         return kExitInvalid;

@@ -85,13 +85,16 @@ struct Value::Entry {
 // "file:line:column: message".
 class LoadError : public std::runtime_error {
 public:
-    LoadError(Mark mark, const std::string& message);
+    LoadError(Mark mark, const std::string& message, bool unreadable = false);
     const Mark& mark() const { return m_mark; }
+    // The file could not be opened or read (as opposed to read and refused).
+    bool unreadable() const { return m_unreadable; }
     const std::string& message() const { return m_message; }
 
 private:
     Mark m_mark;
     std::string m_message;
+    bool m_unreadable = false;
 };
 
 inline constexpr std::size_t kMaxFileBytes = 4u << 20;  // scenarios and HF configs are kilobytes

@@ -135,8 +135,11 @@ Value importHfConfig(const Value& config, Diagnostics& d) {
     if (const Value* shared = present(out, "shared_expert_intermediate_size"); shared && !present(out, "num_shared_experts"))
         out.set("num_shared_experts", Value::integer(1, shared->mark()));
     // An HF num_experts of 0 (dense Qwen2-MoE configs) means no experts.
-    if (const Value* experts = present(out, "num_experts"); experts && experts->kind() == Value::Kind::Int && experts->asInt() == 0)
-        out.erase("num_experts");
+    if (const Value* experts = present(out, "num_experts"); experts && experts->kind() == Value::Kind::Int && experts->asInt() == 0) {
+        for (const char* key : {"num_experts", "num_experts_per_tok", "moe_intermediate_size", "num_shared_experts",
+                                "shared_expert_intermediate_size", "first_k_dense_replace", "moe_layer_freq"})
+            out.erase(key);
+    }
     // DeepSeek-V2-Lite states q_lora_rank: null (direct query projection).
     if (modelType.starts_with("deepseek") && !present(tower, "q_lora_rank") && present(out, "kv_lora_rank"))
         out.set("q_lora_rank", Value::integer(0, config.mark()));

@@ -63,7 +63,7 @@ std::optional<Value> fileSection(const Value& file, const std::string& path, Con
         if (isHfConfig(doc)) return importHfConfig(doc, c.d);
         return doc;
     } catch (const LoadError& e) {
-        c.d.add(file.mark(), path, "cannot load " + p.string() + ": " + e.what());
+        c.d.add(file.mark(), path, e.what());
         return std::nullopt;
     }
 }
@@ -177,6 +177,7 @@ Scenario guarded(auto&& load) {
     try {
         return load();
     } catch (const LoadError& e) {
+        if (e.unreadable()) throw FileError(Diagnostic{e.mark(), "", e.message()});
         throw SpecError(Diagnostic{e.mark(), "", e.message()});
     }
 }

@@ -66,7 +66,7 @@ std::optional<double> readReal(const Value& v, RealRange range, const std::strin
         std::string expected = "a number ";
         expected += range.minOpen ? "above " : "of at least ";
         expected += numberText(range.min);
-        if (range.max < 1e300) expected += std::string(range.maxOpen ? " and below " : " and at most ") + numberText(range.max);
+        if (range.max < 1e6) expected += std::string(range.maxOpen ? " and below " : " and at most ") + numberText(range.max);
         d.add(v.mark(), path, "expected " + expected + ", got " + v.describe());
         return std::nullopt;
     }
@@ -181,7 +181,7 @@ void SpecReader::numberMap(Field f, std::optional<std::map<std::string, double>>
     if (m_diagnostics.size() == before) out = std::move(values);
 }
 
-void SpecReader::stageCounts(Field f, std::optional<StageCounts>& out, StageForms forms) {
+void SpecReader::stageCounts(Field f, std::optional<StageCounts>& out, StageForms forms, IntRange range) {
     const Value* v = take(f.key);
     if (!v) return;
     const std::string path = pathOf(f.key);
@@ -196,7 +196,7 @@ void SpecReader::stageCounts(Field f, std::optional<StageCounts>& out, StageForm
     auto wholeList = [&](const Value& list, const std::string& at) -> std::optional<StageCounts::Flat> {
         StageCounts::Flat items;
         for (std::size_t i = 0; i < list.items().size(); ++i) {
-            auto n = readInteger(list.items()[i], IntRange{0}, at + "[" + std::to_string(i) + "]", m_diagnostics);
+            auto n = readInteger(list.items()[i], range, at + "[" + std::to_string(i) + "]", m_diagnostics);
             if (!n) return std::nullopt;
             items.push_back(*n);
         }
@@ -205,7 +205,7 @@ void SpecReader::stageCounts(Field f, std::optional<StageCounts>& out, StageForm
     if (v->kind() == Value::Kind::Bool && (forms & kFormBool)) {
         out = StageCounts{v->asBool()};
     } else if (v->kind() == Value::Kind::Int && (forms & kFormInt)) {
-        if (auto n = readInteger(*v, IntRange{std::numeric_limits<std::int64_t>::min() / 2}, path, m_diagnostics))
+        if (auto n = readInteger(*v, range, path, m_diagnostics))
             out = StageCounts{*n};
     } else if (v->isList() && !v->items().empty() && v->items().front().isList() && (forms & kFormNested)) {
         StageCounts::Nested rows;

@@ -32,7 +32,7 @@ public:
     void textList(Field f, std::optional<std::vector<std::string>>& out, Choices choices);
     void memory(Field f, std::optional<Bytes>& out);
     void numberMap(Field f, std::optional<std::map<std::string, double>>& out, Choices keys, RealRange range);
-    void stageCounts(Field f, std::optional<StageCounts>& out, StageForms forms);
+    void stageCounts(Field f, std::optional<StageCounts>& out, StageForms forms, IntRange range);
     void ranges(Field f, std::optional<std::vector<RecomputeRange>>& out);
 
     // Keys the caller handles itself (such as `file` or `preset`).

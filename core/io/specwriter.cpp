@@ -41,7 +41,7 @@ void SpecWriter::numberMap(Field f, const std::optional<std::map<std::string, do
     put(f, std::move(map));
 }
 
-void SpecWriter::stageCounts(Field f, const std::optional<StageCounts>& v, StageForms) {
+void SpecWriter::stageCounts(Field f, const std::optional<StageCounts>& v, StageForms, IntRange) {
     if (v) put(f, stageCountsValue(*v));
 }
 

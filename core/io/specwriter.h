@@ -26,7 +26,7 @@ public:
     void textList(Field f, const std::optional<std::vector<std::string>>& v, Choices);
     void memory(Field f, const std::optional<Bytes>& v) { if (v) put(f, Value::string(memoryText(*v))); }
     void numberMap(Field f, const std::optional<std::map<std::string, double>>& v, Choices keys, RealRange);
-    void stageCounts(Field f, const std::optional<StageCounts>& v, StageForms);
+    void stageCounts(Field f, const std::optional<StageCounts>& v, StageForms, IntRange);
     void ranges(Field f, const std::optional<std::vector<RecomputeRange>>& v);
 
 private:

@@ -18,8 +18,9 @@ void Resolver::resolveExec() {
     if (!e.seq_length) refuse("exec.seq_length", "required: the training sequence length");
     // Optimizer states follow the optimizer (AdamW's two moments, Muon's one momentum).
     const std::int64_t states = *e.optimizer == "muon" ? 1 : 2;
-    if (e.optimizer_states && *e.optimizer_states != states && !m_out.filled.contains("exec.optimizer"))
-        refuse("exec.optimizer_states", *e.optimizer + " keeps " + num(states) + " states per parameter, got " + num(*e.optimizer_states));
+    if (e.optimizer_states && *e.optimizer_states != states)
+        refuse("exec.optimizer_states", *e.optimizer + " keeps " + num(states) + (states == 1 ? " state" : " states") +
+                                            " per parameter, got " + num(*e.optimizer_states));
     fill("exec.optimizer_states", e.optimizer_states, states, Origin::Derived, "optimizer " + *e.optimizer);
     if (e.tie_embeddings && *e.tie_embeddings && !*m.tie_word_embeddings)
         refuse("exec.tie_embeddings", "the run cannot tie tables the model (tie_word_embeddings: false) keeps apart");
@@ -33,8 +34,8 @@ void Resolver::resolveExec() {
     const std::int64_t tp = *e.tp, pp = *e.pp, cp = *e.cp, vpp = *e.vpp, ep = *e.ep;
     if (!e.dp) {
         if (devices % (tp * pp * cp) != 0) {
-            refuse("exec.tp", "tp·pp·cp = " + num(tp) + "·" + num(pp) + "·" + num(cp) + " = " + num(tp * pp * cp) +
-                                  " does not divide the " + num(devices) + " devices");
+            refuse("exec.dp", "cannot be derived: tp·pp·cp = " + num(tp) + "·" + num(pp) + "·" + num(cp) + " = " +
+                                  num(tp * pp * cp) + " does not divide the " + num(devices) + " devices");
             return;
         }
         fill("exec.dp", e.dp, devices / (tp * pp * cp), Origin::Derived, "devices / (tp·pp·cp)");
@@ -82,8 +83,9 @@ void Resolver::resolveExec() {
         const std::int64_t experts = *m.num_experts, etp = expertTp(e);
         if (experts % ep != 0) refuse("exec.ep", "must divide num_experts (" + num(experts) + "), got " + num(ep));
         else if ((dp * tp * cp) % (ep * etp) != 0)
-            refuse("exec.ep", "the expert groups (ep·etp = " + num(ep) + "·" + num(etp) + ") must divide dp·tp·cp (" +
-                                  num(dp * tp * cp) + "); etp is tp when stated at most 1");
+            refuse("exec.ep", "ep · expert tensor parallelism = " + num(ep) + "·" + num(etp) + " = " + num(ep * etp) +
+                                  " ranks must divide dp·tp·cp = " + num(dp * tp * cp) +
+                                  (e.etp.value_or(0) > 1 ? std::string() : " (experts run at tp, since etp is at most 1)"));
         if (m.moe_intermediate_size && *m.moe_intermediate_size % etp != 0)
             refuse("exec.etp", "expert tensor parallelism (" + num(etp) + ") must divide moe_intermediate_size (" +
                                    num(*m.moe_intermediate_size) + ")");

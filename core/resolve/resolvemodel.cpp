@@ -114,12 +114,17 @@ void Resolver::resolveModel() {
         if (*m.num_shared_experts > 0 && !m.shared_expert_intermediate_size && m.moe_intermediate_size)
             fill("model.shared_expert_intermediate_size", m.shared_expert_intermediate_size,
                  *m.num_shared_experts * *m.moe_intermediate_size, Origin::Derived, "num_shared_experts · moe_intermediate_size");
-        if (m.shared_expert_intermediate_size && *m.num_shared_experts == 0)
-            refuse("model.num_shared_experts", "is 0, but shared_expert_intermediate_size is stated");
+        if (m.shared_expert_intermediate_size && *m.num_shared_experts == 0) {
+            const auto from = m_out.filled.find("model.num_shared_experts");
+            refuse("model.shared_expert_intermediate_size",
+                   "is stated, but the model has no shared experts (num_shared_experts: 0" +
+                       (from == m_out.filled.end() ? std::string() : ", " + from->second.text()) + ")");
+        }
         fill("model.router_bias", m.router_bias, false, Origin::Derived, "a plain linear router");
         if (m.num_shared_experts.value_or(0) > 0) fill("model.shared_expert_gate", m.shared_expert_gate, false, Origin::Derived, "no gate stated");
-    } else if (m.num_experts_per_tok && m.num_experts) {
-        refuse("model.num_experts_per_tok", "is stated, but num_experts is 1: the model has no routed experts");
+    } else if (m.num_experts_per_tok) {
+        refuse("model.num_experts_per_tok", "is stated, but the model has no routed experts (num_experts " +
+                                                std::string(m.num_experts ? "is 1)" : "is not stated)"));
     }
     if (denseLayers && !m.intermediate_size) {
         if (*m.arch == "gpt") fill("model.intermediate_size", m.intermediate_size, 4 * h, Origin::Derived, "4 · hidden_size (GPT)");

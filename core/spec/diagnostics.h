@@ -49,4 +49,11 @@ private:
     std::vector<Diagnostic> m_diagnostics;
 };
 
+// A file that could not be read at all (missing, unreadable): not the input's
+// fault, so the CLI exits 1 for it rather than 2.
+class FileError : public SpecError {
+public:
+    using SpecError::SpecError;
+};
+
 }  // namespace tessera::core

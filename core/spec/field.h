@@ -13,7 +13,7 @@
 //   textList(Field, std::optional<std::vector<std::string>>&, Choices)
 //   memory(Field, std::optional<Bytes>&)
 //   numberMap(Field, std::optional<std::map<std::string, double>>&, Choices, RealRange)
-//   stageCounts(Field, std::optional<StageCounts>&, StageForms)
+//   stageCounts(Field, std::optional<StageCounts>&, StageForms, IntRange)  (range of each count)
 //   ranges(Field, std::optional<std::vector<RecomputeRange>>&)
 #include <cstdint>
 #include <limits>

@@ -120,7 +120,8 @@ private slots:
         const Run r = tessera({"import-hf", kData + "/invalid/json-syntax.json"});
         QCOMPARE(r.code, 2);
         QVERIFY(r.err.contains("JSON syntax"));
-        QCOMPARE(tessera({"import-hf", "/nonexistent/config.json"}).code, 2);
+        QCOMPARE(tessera({"import-hf", "/nonexistent/config.json"}).code, 1);  // unreadable, not refused
+        QCOMPARE(tessera({"validate", "/nonexistent/scenario.yaml"}).code, 1);
     }
 };
 

@@ -20,7 +20,10 @@ private slots:
         // The window draws something: not a blank image. Set TESSERA_SCREENSHOT_DIR to keep it.
         const QImage image = window.grab().toImage();
         QCOMPARE(image.size(), window.size() * window.devicePixelRatio());
-        QVERIFY(image.pixel(5, 5) != image.pixel(image.width() / 4, 60) || image.pixel(5, 5) != image.pixel(40, 30));
+        QSet<QRgb> colours;
+        for (int y = 0; y < image.height(); y += 3)
+            for (int x = 0; x < image.width(); x += 3) colours.insert(image.pixel(x, y));
+        QVERIFY2(colours.size() >= 3, "the window grabbed blank");
         if (const QByteArray dir = qgetenv("TESSERA_SCREENSHOT_DIR"); !dir.isEmpty())
             QVERIFY(image.save(QString::fromLocal8Bit(dir) + "/mainwindow.png"));
     }
