@@ -29,7 +29,9 @@ build() {
     if [ ! -f "$BUILD_DIR/build.ninja" ]; then
         cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
     fi
-    cmake --build "$BUILD_DIR" -- --quiet
+    local out
+    out=$(cmake --build "$BUILD_DIR" -- --quiet 2>&1) || { printf '%s\n' "$out" >&2; exit 1; }
+    [ -z "$out" ] || [ "$out" = "ninja: no work to do." ] || printf '%s\n' "$out"
 }
 
 ensure_packages
