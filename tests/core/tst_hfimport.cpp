@@ -114,6 +114,13 @@ private slots:
         QVERIFY2(error.contains("not a leading run"), qPrintable(error));
     }
 
+    void sparseStepIsRefused() {
+        const QString error = importError(R"({"model_type": "qwen2_moe", "hidden_size": 8, "num_hidden_layers": 4,
+            "num_attention_heads": 2, "vocab_size": 10, "num_experts": 4, "num_experts_per_tok": 2,
+            "moe_intermediate_size": 8, "decoder_sparse_step": 2, "tie_word_embeddings": false})");
+        QVERIFY2(error.contains("config.json:3:64: decoder_sparse_step: MoE every 2 layers"), qPrintable(error));
+    }
+
     void missingSizeIsRefusedByName() {
         const QString error = importError(R"({"model_type": "llama", "hidden_size": 8, "num_attention_heads": 2, "vocab_size": 10})");
         QVERIFY2(error.contains("model.num_hidden_layers: required"), qPrintable(error));
