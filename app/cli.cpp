@@ -6,10 +6,13 @@
 #include <iostream>
 
 #include "io/emit.h"
+#include "io/estimatereport.h"
 #include "io/hfimport.h"
+#include "io/overrides.h"
 #include "io/presets.h"
 #include "io/scenarioio.h"
 #include "io/specwriter.h"
+#include "model/estimate.h"
 #include "model/parameters.h"
 #include "resolve/resolve.h"
 #include "io/showreport.h"
@@ -25,11 +28,37 @@ struct UsageError {
     std::string message;
 };
 
-// A scenario from a path, or from a scenario preset id when no such file exists.
-ResolvedScenario loadResolved(const std::string& nameOrPath) {
-    if (!std::filesystem::exists(nameOrPath) && presetText(PresetKind::Scenario, nameOrPath))
-        return resolve(presetScenario(nameOrPath));
-    return resolve(loadScenario(nameOrPath));
+// A scenario from a path, or from a scenario preset id when no such file exists,
+// with --set overrides applied to its document before it is read.
+ResolvedScenario loadResolved(const std::string& nameOrPath, const std::vector<std::string>& overrides = {}) {
+    std::string baseDir;
+    Value document = scenarioDocument(nameOrPath, &baseDir);
+    for (const std::string& assignment : overrides) applyOverride(document, assignment);
+    std::string name = nameOrPath;
+    if (!std::filesystem::exists(nameOrPath)) name = "<preset:scenarios/" + nameOrPath + ">";
+    return resolve(scenarioFromValue(document, name, baseDir));
+}
+
+// FILE, --json and --set k=v (or --set=k=v) of show and estimate.
+struct ScenarioArgs {
+    std::string file;
+    bool json = false;
+    std::vector<std::string> overrides;
+};
+
+ScenarioArgs scenarioArgs(const std::string& command, const std::vector<std::string>& args) {
+    ScenarioArgs out;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "--json") out.json = true;
+        else if (a == "--set" && i + 1 < args.size()) out.overrides.push_back(args[++i]);
+        else if (a.starts_with("--set=")) out.overrides.push_back(a.substr(6));
+        else if (a.starts_with("-")) throw UsageError{command + ": unknown option " + a};
+        else if (out.file.empty()) out.file = a;
+        else throw UsageError{command + " takes one FILE"};
+    }
+    if (out.file.empty()) throw UsageError{command + " needs a FILE"};
+    return out;
 }
 
 void printDiagnostics(const SpecError& e) {
@@ -78,17 +107,17 @@ int cmdValidate(const std::vector<std::string>& files) {
 }
 
 int cmdShow(const std::vector<std::string>& args) {
-    bool json = false;
-    std::string file;
-    for (const std::string& a : args) {
-        if (a == "--json") json = true;
-        else if (a.starts_with("-")) throw UsageError{"show: unknown option " + a};
-        else if (file.empty()) file = a;
-        else throw UsageError{"show takes one FILE"};
-    }
-    if (file.empty()) throw UsageError{"show needs a FILE"};
-    const ResolvedScenario r = loadResolved(file);
-    std::cout << (json ? showJson(r) : showText(r));
+    const ScenarioArgs a = scenarioArgs("show", args);
+    const ResolvedScenario r = loadResolved(a.file, a.overrides);
+    std::cout << (a.json ? showJson(r) : showText(r));
+    return kExitOk;
+}
+
+int cmdEstimate(const std::vector<std::string>& args) {
+    const ScenarioArgs a = scenarioArgs("estimate", args);
+    const ResolvedScenario r = loadResolved(a.file, a.overrides);
+    const Estimate e = estimate(r);
+    std::cout << (a.json ? estimateJson(r, e) : estimateText(r, e));
     return kExitOk;
 }
 
@@ -150,7 +179,10 @@ int cmdImportHf(const std::vector<std::string>& args) {
 std::string usage() {
     return R"(Usage: tessera [FILE]                      open the app (on FILE, or the default scenario)
        tessera validate FILE...           check scenario files; one error per line
-       tessera show FILE [--json]         print the resolved scenario and its parameter counts
+       tessera show FILE [--set S.K=V ...] [--json]
+                                          print the resolved scenario and its parameter counts
+       tessera estimate FILE [--set S.K=V ...] [--json]
+                                          per-stage memory and step time of the scenario's strategy
        tessera presets                    list the built-in models, devices and scenarios
        tessera import-hf CONFIG.json [-o MODEL.yaml] [--force]
                                           turn a Hugging Face config.json into a model section
@@ -159,6 +191,8 @@ std::string usage() {
 FILE is a scenario in YAML or JSON, or the id of a built-in scenario (see presets).
 A scenario has the sections model, exec, cluster and (optional) search; a section
 may name a preset (model: llama3-70b) or a file (model: {file: config.json}).
+--set section.key=value overrides one key for this run, validated like the file
+(--set exec.tp=4 --set model.num_hidden_layers=40 --set cluster.device=h200).
 
 Exit codes:
   0   success
@@ -170,7 +204,7 @@ Exit codes:
 
 bool isCliInvocation(const std::vector<std::string>& args) {
     if (args.empty()) return false;
-    static const char* kCommands[] = {"validate", "show", "presets", "import-hf", "--help", "-h", "help", "--version"};
+    static const char* kCommands[] = {"validate", "show", "estimate", "presets", "import-hf", "--help", "-h", "help", "--version"};
     return std::any_of(std::begin(kCommands), std::end(kCommands), [&](const char* c) { return args[0] == c; });
 }
 
@@ -188,6 +222,7 @@ int runCli(const std::vector<std::string>& args) {
         }
         if (command == "validate") return cmdValidate(rest);
         if (command == "show") return cmdShow(rest);
+        if (command == "estimate") return cmdEstimate(rest);
         if (command == "presets") return cmdPresets(rest);
         if (command == "import-hf") return cmdImportHf(rest);
         throw UsageError{"unknown command " + command};

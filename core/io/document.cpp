@@ -67,6 +67,12 @@ const Value::Entry* Value::findEntry(std::string_view key) const {
     return nullptr;
 }
 
+Value* Value::find(std::string_view key) {
+    for (Entry& e : m_entries)
+        if (e.key == key) return &e.value;
+    return nullptr;
+}
+
 const Value* Value::find(std::string_view key) const {
     const Entry* e = findEntry(key);
     return e ? &e->value : nullptr;

@@ -55,6 +55,7 @@ public:
     // Maps keep the document's key order.
     const std::vector<Entry>& entries() const { return m_entries; }
     const Value* find(std::string_view key) const;
+    Value* find(std::string_view key);
     const Entry* findEntry(std::string_view key) const;
     void set(std::string key, Value v, Mark keyMark = {});  // replaces or appends
     void erase(std::string_view key);

@@ -201,6 +201,30 @@ Scenario loadScenario(const std::string& path) {
     });
 }
 
+Scenario scenarioFromValue(const Value& root, const std::string& name, const std::string& baseDir) {
+    return readScenario(root, name, baseDir);
+}
+
+Value scenarioDocument(const std::string& pathOrPreset, std::string* baseDir) {
+    if (!fs::exists(pathOrPreset)) {
+        if (std::optional<std::string> text = presetText(PresetKind::Scenario, pathOrPreset)) {
+            if (baseDir) baseDir->clear();
+            return parseDocument(*text, "<preset:scenarios/" + pathOrPreset + ">", Format::Yaml);
+        }
+    }
+    try {
+        Value doc = loadDocument(pathOrPreset);
+        if (baseDir) {
+            *baseDir = fs::path(pathOrPreset).parent_path().string();
+            if (baseDir->empty()) *baseDir = ".";
+        }
+        return doc;
+    } catch (const LoadError& e) {
+        if (e.unreadable()) throw FileError(Diagnostic{e.mark(), "", e.message()});
+        throw SpecError(Diagnostic{e.mark(), "", e.message()});
+    }
+}
+
 Scenario presetScenario(const std::string& id) {
     std::optional<std::string> text = presetText(PresetKind::Scenario, id);
     if (!text)

@@ -1,0 +1,119 @@
+#include "io/estimatereport.h"
+
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "units/units.h"
+
+namespace tessera::core {
+
+namespace {
+
+std::string printf(const char* format, auto... args) {
+    char buffer[512];
+    std::snprintf(buffer, sizeof buffer, format, args...);
+    return buffer;
+}
+
+std::string gib(Bytes b) {
+    return printf("%.1f", static_cast<double>(b) / static_cast<double>(GiB));
+}
+
+std::string strategyLine(const ResolvedScenario& r) {
+    const ExecSpec& e = r.scenario.exec;
+    std::string line = printf("dp %lld · tp %lld · pp %lld", (long long)*e.dp, (long long)*e.tp, (long long)*e.pp);
+    if (*e.vpp > 1) line += printf(" · vpp %lld", (long long)*e.vpp);
+    if (*e.cp > 1) line += printf(" · cp %lld", (long long)*e.cp);
+    if (*e.ep > 1) line += printf(" · ep %lld", (long long)*e.ep);
+    line += printf(" · mbs %lld × %lld micro-batches · seq %lld · %s", (long long)*e.micro_batch_size,
+                   (long long)*e.micro_batch_num, (long long)*e.seq_length, e.pp_schedule->c_str());
+    if (*e.sequence_parallel) line += " · SP";
+    if (*e.optimizer_parallel) line += *e.grad_shard_as_params ? " · FSDP" : *e.grad_shard ? " · ZeRO-2" : " · ZeRO-1";
+    return line;
+}
+
+}  // namespace
+
+std::string formatSeconds(double seconds) {
+    if (!std::isfinite(seconds)) return "n/a";
+    if (seconds < 1) return printf("%.3g ms", seconds * 1e3);
+    return printf("%.3g s", seconds);
+}
+
+std::string estimateText(const ResolvedScenario& r, const Estimate& e) {
+    const Scenario& s = r.scenario;
+    std::string out = printf("%s on %lld × %s\n%s\n\n", s.model.name.value_or("model").c_str(), (long long)*s.cluster.devices,
+                             s.cluster.device->name->c_str(), strategyLine(r).c_str());
+    out += "Memory per device, GiB (2^30 bytes)\n";
+    out += "stage layers in-flight   params  grads  optim master  activ buffers working   total\n";
+    for (const StageEstimate& st : e.stages) {
+        const StageMemory& m = st.memory;
+        out += printf("%5d %6lld %9lld %8s %6s %6s %6s %6s %7s %7s %7s%s\n", st.stage, (long long)st.layers,
+                      (long long)st.inFlightMicroBatches, gib(m.parameters).c_str(), gib(m.gradients).c_str(),
+                      gib(m.optimizerStates).c_str(), gib(m.mainParameters).c_str(), gib(m.activations).c_str(),
+                      gib(m.buffers).c_str(), gib(m.working).c_str(), gib(m.total()).c_str(),
+                      m.total() > e.deviceMemory ? "  over" : "");
+    }
+    out += "\nTime per micro-batch on each stage\n";
+    out += "stage   forward  backward  w-grad  recompute  exposed comm\n";
+    for (const StageEstimate& st : e.stages) {
+        const StageTime& t = st.time;
+        out += printf("%5d %9s %9s %7s %10s %13s\n", st.stage, formatSeconds(t.forward).c_str(),
+                      formatSeconds(t.backward).c_str(), formatSeconds(t.weightGrad).c_str(),
+                      formatSeconds(t.recompute).c_str(), formatSeconds(t.communication).c_str());
+    }
+    out += printf("\nPeak %s GiB of %s GiB (stage %d): %s\n", gib(e.peakMemory).c_str(), gib(e.deviceMemory).c_str(),
+                  e.peakStage, e.fits ? "fits" : "DOES NOT FIT");
+    out += printf("Step %s · %s tokens/s · MFU %.1f %% · bubble %.1f %%\n", formatSeconds(e.stepSeconds).c_str(),
+                  withThousands(std::llround(e.tokensPerSecond)).c_str(), e.mfu * 100, e.bubbleFraction * 100);
+    const TimeBreakdown& b = e.breakdown;
+    out += printf("Where the step goes: compute %s · recompute %s · exposed communication %s · bubble %s · optimizer %s\n",
+                  formatSeconds(b.compute).c_str(), formatSeconds(b.recompute).c_str(),
+                  formatSeconds(b.communicationExposed).c_str(), formatSeconds(b.bubble).c_str(),
+                  formatSeconds(b.optimizer).c_str());
+    out += printf("Parameters: %s in all, at most %s on one device\n", withThousands(e.totalParameters).c_str(),
+                  withThousands(std::llround(e.perDeviceMaxParameters)).c_str());
+    return out;
+}
+
+std::string estimateJson(const ResolvedScenario&, const Estimate& e) {
+    using json = nlohmann::ordered_json;
+    json out;
+    out["parameters"] = {{"total", e.totalParameters}, {"per_device_max", std::llround(e.perDeviceMaxParameters)}};
+    json stages = json::array();
+    for (const StageEstimate& st : e.stages) {
+        const StageMemory& m = st.memory;
+        const StageTime& t = st.time;
+        stages.push_back({{"stage", st.stage},
+                          {"layers", st.layers},
+                          {"in_flight_micro_batches", st.inFlightMicroBatches},
+                          {"in_flight_per_chunk", st.inFlightPerChunk},
+                          {"parameters", std::llround(st.parameters)},
+                          {"memory",
+                           {{"parameters", m.parameters}, {"gradients", m.gradients}, {"optimizer_states", m.optimizerStates},
+                            {"main_parameters", m.mainParameters}, {"activations", m.activations}, {"buffers", m.buffers},
+                            {"working", m.working}, {"total", m.total()}}},
+                          {"time",
+                           {{"forward_s", t.forward}, {"backward_s", t.backward + t.weightGrad}, {"weight_grad_s", t.weightGrad},
+                            {"recompute_s", t.recompute}, {"communication_s", t.communication},
+                            {"communication_by_dimension_s", {{"tp", t.tp}, {"cp", t.cp}, {"ep", t.ep}, {"pp", t.pp}, {"dp", t.dp}}},
+                            {"dp_exposed_s", t.dpExposed}, {"optimizer_s", t.optimizer}}}});
+    }
+    out["stages"] = stages;
+    out["peak_memory_bytes"] = e.peakMemory;
+    out["peak_stage"] = e.peakStage;
+    out["device_memory_bytes"] = e.deviceMemory;
+    out["fits"] = e.fits;
+    out["step_time_s"] = e.stepSeconds;
+    out["bubble_fraction"] = e.bubbleFraction;
+    out["mfu"] = e.mfu;
+    out["tokens_per_second"] = e.tokensPerSecond;
+    out["model_flops_per_step"] = e.modelFlopsPerStep;
+    out["time_breakdown_s"] = {{"compute", e.breakdown.compute}, {"recompute", e.breakdown.recompute},
+                               {"communication_exposed", e.breakdown.communicationExposed},
+                               {"bubble", e.breakdown.bubble}, {"optimizer", e.breakdown.optimizer}};
+    return out.dump(2) + "\n";
+}
+
+}  // namespace tessera::core

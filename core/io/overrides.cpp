@@ -1,0 +1,59 @@
+#include "io/overrides.h"
+
+#include <vector>
+
+namespace tessera::core {
+
+namespace {
+
+std::vector<std::string> splitPath(const std::string& path) {
+    std::vector<std::string> parts;
+    std::string part;
+    for (char ch : path) {
+        if (ch == '.') {
+            parts.push_back(part);
+            part.clear();
+        } else {
+            part += ch;
+        }
+    }
+    parts.push_back(part);
+    return parts;
+}
+
+}  // namespace
+
+void applyOverride(Value& root, const std::string& assignment) {
+    const std::string name = "--set " + assignment;
+    const auto eq = assignment.find('=');
+    const std::vector<std::string> path = splitPath(eq == std::string::npos ? assignment : assignment.substr(0, eq));
+    bool empty = false;
+    for (const std::string& part : path) empty = empty || part.empty();
+    if (eq == std::string::npos || path.size() < 2 || empty)
+        throw SpecError(Diagnostic{Mark{name}, "", "expected section.key=value, such as exec.tp=8"});
+    Value value;
+    try {
+        value = parseDocument(assignment.substr(eq + 1), name, Format::Yaml);
+    } catch (const LoadError& e) {
+        throw SpecError(Diagnostic{e.mark(), path.front(), e.message()});
+    }
+    if (!root.isMap()) root = Value::map(Mark{name});
+    Value* node = &root;
+    for (std::size_t i = 0; i + 1 < path.size(); ++i) {
+        const Value* child = node->find(path[i]);
+        if (!child || child->isNull()) {
+            node->set(path[i], Value::map(Mark{name}), Mark{name});
+        } else if (child->kind() == Value::Kind::String) {
+            // A preset named by its id: keep it, as the base of the overrides.
+            Value map = Value::map(child->mark());
+            map.set("preset", *child, child->mark());
+            node->set(path[i], map, Mark{name});
+        } else if (!child->isMap()) {
+            throw SpecError(Diagnostic{child->mark(), path[i], "cannot set a key inside " + child->describe()});
+        }
+        node = node->find(path[i]);  // the (possibly replaced) child
+    }
+    node->set(path.back(), value, Mark{name});
+}
+
+}  // namespace tessera::core

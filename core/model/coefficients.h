@@ -1,0 +1,69 @@
+#pragma once
+// The cost model's knobs, each with where it comes from. A number here is either
+// a published figure (paper and table), a framework default (file and flag), or a
+// fitted default that says what it was fitted on. Nothing else in core/model
+// carries a bare coefficient.
+#include <cstdint>
+
+namespace tessera::core::knobs {
+
+// --- memory ------------------------------------------------------------------------
+
+// Megatron-LM pads the vocabulary to a multiple of 128 x tp
+// (--make-vocab-size-divisible-by 128; published.md §3: Llama-2's 32000 -> 32768 at tp 8).
+inline constexpr std::int64_t kVocabPadMultiple = 128;
+// FlashAttention keeps one fp32 log-sum-exp per head and token for backward
+// (Dao 2023, FlashAttention-2 §3.1).
+inline constexpr double kFlashStatsBytes = 4;
+// Token ids kept for the embedding's backward: int64 (PyTorch's embedding index dtype).
+inline constexpr double kTokenIdBytes = 8;
+// Megatron-LM computes the router in fp32 (router logits and probabilities) and keeps
+// int64 top-k indices (megatron/core/transformer/moe/router.py).
+inline constexpr double kRouterLogitBytes = 4;
+inline constexpr double kRouterIndexBytes = 8;
+// The vocabulary-parallel cross entropy keeps an fp32 copy of the logits (exp and
+// softmax) beside the compute-dtype logits (megatron/core/tensor_parallel/cross_entropy.py).
+inline constexpr double kLossLogitBytes = 4;
+// Megatron-LM DDP gradient bucket: max(40M, 1M x dp) elements
+// (megatron/core/distributed/distributed_data_parallel_config.py, bucket_size).
+inline constexpr double kDpBucketElements = 40e6;
+inline constexpr double kDpBucketElementsPerRank = 1e6;
+// FSDP with resharding holds the layer it runs and the one it prefetches
+// (PyTorch FSDP2 forward/backward prefetch of one module).
+inline constexpr int kFsdpGatheredLayers = 2;
+
+// --- time --------------------------------------------------------------------------
+
+// Backward FLOPs of a linear layer: input gradient = forward, weight gradient =
+// forward (Narayanan et al. 2021 §5.1: backward = 2 x forward).
+// FlashAttention's backward recomputes the scores: 2.5 x the forward core
+// (Dao 2023, FlashAttention-2 §3.2: 5 matmuls against 2).
+inline constexpr double kFlashBackwardFactor = 2.5;
+inline constexpr double kPlainAttentionBackwardFactor = 2.0;
+// Share of HBM bandwidth that streaming element-wise kernels reach (fitted default:
+// STREAM-like copy kernels reach 80-90 % of the datasheet figure on A100/H100).
+inline constexpr double kHbmEfficiency = 0.8;
+// Share of a link's datasheet bandwidth a ring collective reaches as bus bandwidth
+// (fitted default: nccl-tests all_reduce busbw ~ 360-370 of 450 GB/s on H100 NVLink,
+// ~ 40-45 of 50 GB/s over 400 Gb/s InfiniBand).
+inline constexpr double kLinkEfficiency = 0.8;
+// Per-step latency of a collective (the alpha of alpha-beta): NCCL small-message
+// latency, fitted default from nccl-tests (a few microseconds in a node, ~10 across).
+inline constexpr double kAlphaIntraSeconds = 5e-6;
+inline constexpr double kAlphaInterSeconds = 12e-6;
+
+// Shares of communication hidden behind compute. Seed NDC/_cost_model_variables.py
+// (overlaps dp 0.9, tp 0.5: "MindFormers-validated overlap"); the CP ring overlaps
+// its KV exchange with the block attention it feeds (Liu et al. 2023, Ring Attention);
+// expert all-to-all and pipeline send/receive are not overlapped by default
+// (Megatron-LM defaults: no --overlap-moe-expert-parallel-comm, no --overlap-p2p-comm
+// outside the interleaved schedule).
+inline constexpr double kDpOverlap = 0.9;      // of the last micro-batch's backward
+inline constexpr double kTpOverlap = 0.5;
+inline constexpr double kCpOverlap = 1.0;      // of the attention core it runs beside
+inline constexpr double kEpOverlap = 0.0;
+inline constexpr double kPpOverlap = 0.0;
+inline constexpr double kPpOverlapInterleaved = 1.0;  // Megatron overlaps p2p in the interleaved schedule
+inline constexpr double kParamGatherOverlap = 0.9;    // ZeRO/FSDP gathers prefetched under the forward
+
+}  // namespace tessera::core::knobs

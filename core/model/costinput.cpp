@@ -1,0 +1,216 @@
+#include "model/costinput.h"
+
+#include <algorithm>
+
+#include "model/efficiency.h"
+
+namespace tessera::core {
+
+namespace {
+
+OpMask opBits(const std::string& op) {
+    if (op == "attBMM") return kOpAttBmm;
+    if (op == "headCast") return kOpHeadCast;
+    if (op == "dropout") return kOpScoreDropout | kOpHiddenDropout;
+    if (op == "softmax") return kOpSoftmax;
+    if (op == "normOp") return kOpNorm;
+    if (op == "gather") return kOpGather;
+    if (op == "ffAct") return kOpFfAct;
+    if (op == "attUp") return kOpAttUp;
+    return 0;
+}
+
+std::uint8_t classIndex(std::vector<RecomputeClass>& classes, RecomputeClass c) {
+    auto it = std::find(classes.begin(), classes.end(), c);
+    if (it != classes.end()) return static_cast<std::uint8_t>(it - classes.begin());
+    classes.push_back(c);
+    return static_cast<std::uint8_t>(classes.size() - 1);
+}
+
+// Legacy per-stage forms (seed full_recompute / selective_recompute): true for every
+// layer, or the first n layers of each stage (of each chunk, for a nested list).
+void applyStageCounts(const StageCounts& counts, const Partition& partition, std::uint8_t cls,
+                      std::vector<std::uint8_t>& layerClass) {
+    const std::size_t chunks = partition.layers.size(), stages = partition.layers.front().size();
+    std::size_t layer = 0;
+    for (std::size_t c = 0; c < chunks; ++c) {
+        for (std::size_t s = 0; s < stages; ++s) {
+            const std::int64_t held = partition.layers[c][s];
+            std::int64_t n = 0;
+            if (auto* all = std::get_if<bool>(&counts.value)) n = *all ? held : 0;
+            else if (auto* one = std::get_if<std::int64_t>(&counts.value)) n = *one;
+            else if (auto* flat = std::get_if<StageCounts::Flat>(&counts.value)) n = s < flat->size() ? (*flat)[s] : 0;
+            else if (auto* nested = std::get_if<StageCounts::Nested>(&counts.value))
+                n = c < nested->size() && s < (*nested)[c].size() ? (*nested)[c][s] : 0;
+            for (std::int64_t i = 0; i < std::min(n, held); ++i)
+                if (layer + static_cast<std::size_t>(i) < layerClass.size()) layerClass[layer + static_cast<std::size_t>(i)] = cls;
+            layer += static_cast<std::size_t>(held);
+        }
+    }
+}
+
+}  // namespace
+
+OpMask selectiveRuleMask(const std::string& rule, bool flash, bool sp) {
+    if (rule == "hyperparallel") return kOpAttBmm | kOpAttUp;  // reference §4.7: keeps matmul/attention outputs
+    if (rule == "mindformers") {
+        OpMask keep = kOpAll;
+        if (!flash && sp) keep &= ~kOpAttBmm;
+        if (flash) keep &= ~kOpHeadCast;
+        if (!flash) keep &= ~kOpSoftmax;
+        if (sp) keep &= ~(kOpNorm | kOpFfAct);
+        return keep;
+    }
+    // megatron: the attention core, QK^T, softmax, its dropout and attention over V
+    // (Korthikanti et al. 2022 §4.2); Q, K and V stay as the recompute's inputs.
+    return kOpAll & ~(kOpSoftmax | kOpHeadCast | kOpScoreDropout);
+}
+
+ModelShape modelShape(const ModelSpec& m) {
+    ModelShape s;
+    s.h = *m.hidden_size;
+    s.a = *m.num_attention_heads;
+    s.g = *m.num_key_value_heads;
+    s.dh = m.head_dim.value_or(m.v_head_dim.value_or(s.h / s.a));
+    s.f = m.intermediate_size.value_or(0);
+    s.vocab = *m.vocab_size;
+    s.maxPositions = m.max_position_embeddings.value_or(0);
+    s.experts = m.num_experts.value_or(1);
+    s.topK = m.num_experts_per_tok.value_or(1);
+    s.expertWidth = m.moe_intermediate_size.value_or(0);
+    s.sharedWidth = m.num_shared_experts.value_or(0) > 0 ? m.shared_expert_intermediate_size.value_or(0) : 0;
+    s.qLora = m.q_lora_rank.value_or(0);
+    s.kvLora = m.kv_lora_rank.value_or(0);
+    s.ropeDim = m.qk_rope_head_dim.value_or(0);
+    s.nopeDim = m.qk_nope_head_dim.value_or(0);
+    s.vDim = m.v_head_dim.value_or(0);
+    s.linKeyHeads = m.linear_num_key_heads.value_or(0);
+    s.linKeyDim = m.linear_key_head_dim.value_or(0);
+    s.linValueHeads = m.linear_num_value_heads.value_or(0);
+    s.linValueDim = m.linear_value_head_dim.value_or(0);
+    s.linConv = m.linear_conv_kernel_dim.value_or(0);
+    s.bodyLayers = *m.num_hidden_layers;
+    s.mtpLayers = m.mtp_depth.value_or(0);
+    s.gated = *m.gated_mlp;
+    s.layerNorm = *m.norm == "layernorm";
+    s.learnedPositions = *m.position_embedding == "learned";
+    s.tied = *m.tie_word_embeddings;
+    s.qkNorm = *m.qk_norm;
+    s.attnBias = *m.attention_bias;
+    s.outBias = m.attention_out_bias.value_or(s.attnBias);
+    s.mlpBias = *m.mlp_bias;
+    s.outputGate = m.attn_output_gate.value_or(false);
+    s.routerBias = m.router_bias.value_or(false);
+    s.sharedGate = m.shared_expert_gate.value_or(false);
+    s.attentionDropout = m.attention_dropout.value_or(0);
+    s.hiddenDropout = m.hidden_dropout.value_or(0);
+    for (const LayerKind& kind : layerStack(m)) {
+        auto it = std::find(s.kinds.begin(), s.kinds.end(), kind);
+        if (it == s.kinds.end()) {
+            s.kinds.push_back(kind);
+            it = s.kinds.end() - 1;
+        }
+        s.layerKind.push_back(static_cast<std::uint8_t>(it - s.kinds.begin()));
+    }
+    s.kindPrefix.assign(s.kinds.size(), std::vector<std::int32_t>(s.layerKind.size() + 1, 0));
+    for (std::size_t k = 0; k < s.kinds.size(); ++k)
+        for (std::size_t i = 0; i < s.layerKind.size(); ++i)
+            s.kindPrefix[k][i + 1] = s.kindPrefix[k][i] + (s.layerKind[i] == k ? 1 : 0);
+    return s;
+}
+
+CostInput costInput(const ResolvedScenario& r) {
+    const ModelSpec& m = r.scenario.model;
+    const ExecSpec& e = r.scenario.exec;
+    const DeviceSpec& d = *r.scenario.cluster.device;
+    CostInput in;
+    in.model = modelShape(m);
+
+    DeviceInfo& dev = in.device;
+    dev.name = *d.name;
+    dev.memory = *d.memory;
+    dev.peakFlops = d.peak_tflops->at(*e.compute_dtype) * 1e12;
+    dev.hbmBytesPerSecond = *d.hbm_bandwidth_gbps * 1e9;
+    dev.intraBytesPerSecond = *d.intra_node_bandwidth_gbps * 1e9;
+    dev.interBytesPerSecond = *d.inter_node_bandwidth_gbps * 1e9;
+    dev.perNode = *d.devices_per_node;
+    const EfficiencyCurve curve = efficiencyCurve(dev.name);
+    dev.effMax = curve.effMax;
+    dev.effHalfGflop = curve.halfGflop;
+
+    RunSettings& run = in.run;
+    run.paramBytes = double(*e.param_bytes);
+    run.computeBytes = double(*e.compute_bytes);
+    run.softmaxBytes = double(*e.softmax_bytes);
+    run.gradBytes = double(*e.grad_bytes);
+    run.stateBytes = double(*e.optimizer_state_bytes);
+    run.mainBytes = double(*e.main_param_bytes);
+    run.normBytes = double(*e.norm_bytes);
+    run.dropoutBytes = double(*e.dropout_bytes);
+    run.optimizerStates = *e.optimizer_states;
+    run.seq = *e.seq_length;
+    run.frozen = *e.frozen;
+    run.lossParallel = *e.loss_parallel;
+    run.groupedGemm = *e.grouped_gemm;
+    run.capacityFactor = e.capacity_factor.value_or(1.0);
+    run.memoryBudget = e.device_memory.value_or(dev.memory);
+
+    Strategy& st = in.strategy;
+    st.dp = *e.dp, st.tp = *e.tp, st.pp = *e.pp, st.vpp = *e.vpp, st.cp = *e.cp, st.ep = *e.ep;
+    st.etp = expertTp(e);
+    st.mbs = *e.micro_batch_size, st.mbn = *e.micro_batch_num;
+    st.sp = *e.sequence_parallel, st.flash = *e.flash_attention;
+    st.optimizerSharded = *e.optimizer_parallel;
+    st.gradSharded = *e.grad_shard;
+    st.fsdp = *e.grad_shard_as_params;
+    st.reshard = *e.reshard_params;
+    st.shardSpansCp = *e.shard_spans_cp;
+    st.optimizerShard = st.optimizerSharded ? *e.optimizer_shard : 1;
+    const std::int64_t expertReplicas = st.dp * st.tp * st.cp / std::max<std::int64_t>(1, st.ep * st.etp);
+    st.expertShard = st.optimizerSharded ? e.expert_shard.value_or(expertReplicas) : 1;
+    st.schedule = *e.pp_schedule == "interleaved" ? Schedule::Interleaved
+                  : *e.pp_schedule == "gpipe"     ? Schedule::GPipe
+                                                  : Schedule::OneFOneB;
+    st.cpAlgorithm = *e.cp_algo == "ulysses_cp" ? CpAlgorithm::AllToAll
+                     : *e.cp_algo == "hybrid_cp" ? CpAlgorithm::Hybrid
+                                                 : CpAlgorithm::Ring;
+    st.partition = r.partition.layers;
+    st.mtpOnStages = *e.mtp_in_offset;
+
+    // Recompute classes per layer in model order.
+    const std::size_t layers = in.model.layerKind.size();
+    st.layerClass.assign(layers, 0);
+    const OpMask rule = selectiveRuleMask(*e.selective_rule, st.flash, st.sp);
+    if (e.recompute) {
+        for (const RecomputeRange& range : *e.recompute) {
+            RecomputeClass c;
+            if (range.option == "full") c.mode = RecomputeClass::Full;
+            if (range.option == "selective") {
+                c.mode = RecomputeClass::Selective;
+                c.keep = rule;
+                if (range.ops) {
+                    c.keep = kOpAll;  // an op a range does not name is kept (seed RecomputeRange.ops)
+                    for (const auto& [op, state] : *range.ops)
+                        if (state == "recompute") c.keep &= ~opBits(op);
+                }
+            }
+            const std::uint8_t cls = classIndex(st.classes, c);
+            const std::size_t first = static_cast<std::size_t>(range.first);
+            const std::size_t end = range.count ? first + static_cast<std::size_t>(*range.count) : layers;
+            for (std::size_t i = first; i < std::min(end, layers); ++i) st.layerClass[i] = cls;
+        }
+    } else {
+        // The seed ignores selective_recompute whenever full_recompute is stated
+        // (reference §10.11); Tessera applies both, full first, so a stage's
+        // remaining layers can still recompute selectively.
+        if (e.selective_recompute)
+            applyStageCounts(*e.selective_recompute, r.partition,
+                             classIndex(st.classes, {RecomputeClass::Selective, rule}), st.layerClass);
+        if (e.full_recompute)
+            applyStageCounts(*e.full_recompute, r.partition, classIndex(st.classes, {RecomputeClass::Full, kOpAll}),
+                             st.layerClass);
+    }
+    return in;
+}
+
+}  // namespace tessera::core

@@ -1,0 +1,111 @@
+#pragma once
+// What the cost model reads, flattened to numbers so that one evaluation is a few
+// thousand arithmetic operations and no allocation: the model's shape (fixed for a
+// whole search), the device, and the strategy (what a search varies). Built once
+// from a ResolvedScenario; a search copies the Strategy and changes its fields.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/parameters.h"
+#include "pipeline/closedform.h"
+#include "resolve/resolve.h"
+#include "units/units.h"
+
+namespace tessera::core {
+
+enum class CpAlgorithm : std::uint8_t { Ring, AllToAll, Hybrid };
+
+// Ops whose saved activations recompute can drop. Finer than the seed's eight
+// (kRecomputeOps): its `dropout` is both the score dropout and the hidden dropout,
+// which Megatron's selective recompute tells apart.
+enum OpBit : std::uint16_t {
+    kOpAttBmm = 1 << 0,        // Q, K, V kept for the attention core
+    kOpHeadCast = 1 << 1,      // compute-dtype copy of the scores
+    kOpScoreDropout = 1 << 2,  // dropout mask and output on the scores
+    kOpHiddenDropout = 1 << 3, // dropout masks on the residual branches
+    kOpSoftmax = 1 << 4,
+    kOpNorm = 1 << 5,
+    kOpGather = 1 << 6,        // (time only: whether backward re-gathers SP inputs)
+    kOpFfAct = 1 << 7,         // the MLP activation's output
+    kOpAttUp = 1 << 8,         // MLA up-projected heads
+    kOpAll = (1 << 9) - 1,
+};
+using OpMask = std::uint16_t;  // bits set = kept
+
+// How one class of layers recomputes: nothing, everything (keeps only its input),
+// or selectively (keeps the ops in `keep`).
+struct RecomputeClass {
+    enum Mode : std::uint8_t { None, Full, Selective } mode = None;
+    OpMask keep = kOpAll;
+    bool operator==(const RecomputeClass&) const = default;
+};
+
+struct ModelShape {
+    std::int64_t h = 0, a = 0, g = 0, dh = 0, f = 0, vocab = 0, maxPositions = 0;
+    std::int64_t experts = 1, topK = 1, expertWidth = 0, sharedWidth = 0;
+    std::int64_t qLora = 0, kvLora = 0, ropeDim = 0, nopeDim = 0, vDim = 0;
+    std::int64_t linKeyHeads = 0, linKeyDim = 0, linValueHeads = 0, linValueDim = 0, linConv = 0;
+    std::int64_t bodyLayers = 0, mtpLayers = 0;
+    bool gated = true, layerNorm = false, learnedPositions = false, tied = false, qkNorm = false;
+    bool attnBias = false, outBias = false, mlpBias = false, outputGate = false;
+    bool routerBias = false, sharedGate = false;
+    double attentionDropout = 0, hiddenDropout = 0;
+    std::vector<LayerKind> kinds;             // distinct kinds, in first-seen order
+    std::vector<std::uint8_t> layerKind;      // per layer in model order (body, then MTP): index into kinds
+    std::vector<std::vector<std::int32_t>> kindPrefix;  // [kind][i]: layers of that kind among the first i
+};
+
+struct DeviceInfo {
+    std::string name;
+    Bytes memory = 0;
+    double peakFlops = 0;     // FLOP/s at the compute dtype
+    double hbmBytesPerSecond = 0;
+    double intraBytesPerSecond = 0, interBytesPerSecond = 0;
+    std::int64_t perNode = 1;
+    double effMax = 0, effHalfGflop = 0;  // matmul efficiency curve (model/efficiency.h)
+};
+
+// Byte widths and run switches the search does not vary.
+struct RunSettings {
+    double paramBytes = 2, computeBytes = 2, softmaxBytes = 2, gradBytes = 4, stateBytes = 4, mainBytes = 4;
+    double normBytes = 2, dropoutBytes = 1;
+    std::int64_t optimizerStates = 2;
+    std::int64_t seq = 0;
+    bool frozen = false, lossParallel = true, groupedGemm = true;
+    double capacityFactor = 1;  // 1: dropless with balanced routing
+    Bytes memoryBudget = 0;     // exec.device_memory, else the device's
+};
+
+struct Strategy {
+    std::int64_t dp = 1, tp = 1, pp = 1, vpp = 1, cp = 1, ep = 1, etp = 1;  // etp resolved (never <= 1 meaning tp)
+    std::int64_t mbs = 1, mbn = 1;
+    bool sp = false, flash = true;
+    bool optimizerSharded = false, gradSharded = false, fsdp = false, reshard = false, shardSpansCp = false;
+    std::int64_t optimizerShard = 1, expertShard = 1;  // ranks each shard spans
+    Schedule schedule = Schedule::OneFOneB;
+    CpAlgorithm cpAlgorithm = CpAlgorithm::Ring;
+    // Per layer in model order: index into `classes`. Empty = every layer class 0.
+    std::vector<std::uint8_t> layerClass;
+    std::vector<RecomputeClass> classes{RecomputeClass{}};
+    // Layers per [chunk][stage]; empty = an even split.
+    std::vector<std::vector<std::int64_t>> partition;
+    bool mtpOnStages = true;  // MTP layers placed by the partition (mtp_in_offset)
+};
+
+struct CostInput {
+    ModelShape model;
+    DeviceInfo device;
+    RunSettings run;
+    Strategy strategy;
+};
+
+// Everything the cost model reads, from a resolved scenario.
+CostInput costInput(const ResolvedScenario& r);
+ModelShape modelShape(const ModelSpec& resolvedModel);
+// The keep-mask a selective rule gives (reference/hyperparallel.md §4.7; Megatron:
+// Korthikanti et al. 2022 §4.2, the attention core).
+OpMask selectiveRuleMask(const std::string& rule, bool flash, bool sequenceParallel);
+
+}  // namespace tessera::core

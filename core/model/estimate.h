@@ -1,0 +1,73 @@
+#pragma once
+// One strategy's estimate: what each pipeline stage holds in device memory, term
+// by term, at the worst moment of its schedule, and how long a training step takes
+// and where the time goes.
+//
+// Memory of stage s = static (parameters, gradients, optimizer states, master copy
+// of every layer it holds, all chunks, with the embedding on the first stage and
+// the output layer on the last) + activations (each chunk's saved activations times
+// the micro-batches it holds in flight: core/pipeline's closed forms) + the
+// backward working set of its heaviest layer + communication buffers. Exact
+// integers: every term is rounded up to a whole byte once, on the stage's sum.
+//
+// Step time = the schedule's critical path over per-stage forward and backward
+// times (closed forms of core/pipeline, checked there against the simulation) +
+// the exposed data-parallel reduction and the optimizer step of the slowest stage.
+#include <vector>
+
+#include "model/costinput.h"
+
+namespace tessera::core {
+
+struct StageMemory {
+    Bytes parameters = 0, gradients = 0, optimizerStates = 0, mainParameters = 0;
+    Bytes activations = 0, buffers = 0, working = 0;
+    Bytes total() const { return parameters + gradients + optimizerStates + mainParameters + activations + buffers + working; }
+};
+
+struct StageTime {  // one micro-batch through all the stage's chunks, seconds
+    double forward = 0, backward = 0, weightGrad = 0, recompute = 0;  // backward excludes weightGrad and recompute
+    double communication = 0;  // exposed collectives inside forward and backward (included above)
+    double tp = 0, cp = 0, ep = 0, pp = 0;  // collectives before overlap, forward + backward
+    double dp = 0, dpExposed = 0, optimizer = 0;  // once per step
+    double perMicroBatch() const { return forward + backward + weightGrad + recompute; }
+};
+
+struct StageEstimate {
+    int stage = 0;
+    std::int64_t layers = 0;
+    std::int64_t inFlightMicroBatches = 0;      // chunk-forwards held at the peak, over chunk count
+    std::vector<std::int64_t> inFlightPerChunk;
+    double parameters = 0;  // elements on one device
+    StageMemory memory;
+    StageTime time;
+};
+
+struct TimeBreakdown {
+    double compute = 0, recompute = 0, communicationExposed = 0, bubble = 0, optimizer = 0;
+};
+
+struct Estimate {
+    std::int64_t totalParameters = 0;
+    double perDeviceMaxParameters = 0;
+    std::vector<StageEstimate> stages;
+    Bytes peakMemory = 0, deviceMemory = 0;
+    int peakStage = 0;
+    bool fits = false;
+    double stepSeconds = 0, bubbleFraction = 0, mfu = 0, tokensPerSecond = 0;
+    double modelFlopsPerStep = 0;
+    TimeBreakdown breakdown;
+};
+
+// The closed-form evaluation a search calls per candidate: no allocation when
+// `detail` is null.
+struct Summary {
+    Bytes peakMemory = 0;
+    double stepSeconds = 0;
+    bool fits = false;
+};
+Summary evaluate(const CostInput& input, Estimate* detail = nullptr);
+
+Estimate estimate(const ResolvedScenario& r);
+
+}  // namespace tessera::core

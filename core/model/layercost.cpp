@@ -1,0 +1,306 @@
+#include "model/layercost.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/coefficients.h"
+#include "model/efficiency.h"
+
+namespace tessera::core {
+
+using namespace knobs;
+
+GroupLinks groupLinks(const Strategy& s, std::int64_t perNode) {
+    // A group of n ranks whose members are `inner` apart covers inner·n consecutive
+    // ranks; it crosses a node boundary when that block exceeds a node.
+    auto span = [&](std::int64_t inner, std::int64_t n) {
+        return n > 1 && inner * n > perNode ? Link::Inter : Link::Intra;
+    };
+    GroupLinks g;
+    g.tp = span(1, s.tp);
+    g.cp = span(s.tp, s.cp);
+    g.ep = span(s.tp * s.cp, s.ep);
+    g.dp = span(s.tp, s.cp * s.dp);  // gradients reduce over dp·cp: CP ranks hold the same weights
+    g.edp = span(s.tp * s.cp * s.ep, std::max<std::int64_t>(1, s.dp / std::max<std::int64_t>(1, s.ep)));
+    g.pp = span(s.tp * s.cp * s.dp, s.pp);
+    return g;
+}
+
+namespace {
+
+double bandwidth(Link link, const DeviceInfo& d) {
+    return (link == Link::Intra ? d.intraBytesPerSecond : d.interBytesPerSecond) * kLinkEfficiency;
+}
+double alpha(Link link) { return link == Link::Intra ? kAlphaIntraSeconds : kAlphaInterSeconds; }
+
+}  // namespace
+
+CollectiveCost allGather(double bytes, std::int64_t n, Link link, const DeviceInfo& d) {
+    if (n <= 1 || bytes <= 0) return {};
+    const double sent = bytes * double(n - 1) / double(n);
+    return {alpha(link) * double(n - 1) + sent / bandwidth(link, d), sent};
+}
+
+CollectiveCost allReduce(double bytes, std::int64_t n, Link link, const DeviceInfo& d) {
+    CollectiveCost half = allGather(bytes, n, link, d);  // reduce-scatter, then all-gather
+    return {2 * half.seconds, 2 * half.bytes};
+}
+
+CollectiveCost allToAll(double bytes, std::int64_t n, Link link, const DeviceInfo& d) {
+    return allGather(bytes, n, link, d);  // each rank sends (n-1)/n of its buffer
+}
+
+CollectiveCost sendReceive(double bytes, Link link, const DeviceInfo& d) {
+    if (bytes <= 0) return {};
+    return {alpha(link) + bytes / bandwidth(link, d), bytes};
+}
+
+double matmulSeconds(double flops, const DeviceInfo& d) {
+    if (flops <= 0) return 0;
+    return flops / (d.peakFlops * matmulEfficiency(d.effMax, d.effHalfGflop, flops));
+}
+
+double memorySeconds(double bytes, const DeviceInfo& d) { return bytes / (d.hbmBytesPerSecond * kHbmEfficiency); }
+
+namespace {
+
+struct Dims {
+    double h, a, g, dh, f, t, c, spd, T, s, Bc, Bsm, Bdo, Bn;
+};
+
+double normWidth(const ModelShape& m, double width) { return m.layerNorm ? 2 * width : width; }
+
+// The attention core: QK^T and attention over V, causal (half the square).
+struct Core {
+    double flopsForward = 0;  // per device
+    double scoreElements = 0; // T·s·heads/t, the s x s tensors' size per device
+};
+
+}  // namespace
+
+LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeClass& cls, const GroupLinks& links) {
+    const ModelShape& m = in.model;
+    const RunSettings& run = in.run;
+    const Strategy& st = in.strategy;
+    const DeviceInfo& dev = in.device;
+    const double t = double(st.tp), c = double(st.cp), spd = st.sp ? t : 1.0;
+    const double s = double(run.seq), T = s * double(st.mbs) / c;
+    const double h = double(m.h), a = double(m.a), g = double(m.g), dh = double(m.dh);
+    const double Bc = run.computeBytes, Bsm = run.softmaxBytes, Bdo = run.dropoutBytes, Bn = run.normBytes;
+    auto keep = [&](OpMask op) {
+        return cls.mode == RecomputeClass::None || (cls.mode == RecomputeClass::Selective && (cls.keep & op)) ? 1.0 : 0.0;
+    };
+    const bool full = cls.mode == RecomputeClass::Full;
+
+    LayerCost out;
+    // Saved activations by op, and the matmul FLOPs (per device, forward).
+    double saved = 0, savedNone = 0;
+    auto save = [&](double bytes, OpMask op) {  // op 0: always kept (a matmul input)
+        savedNone += bytes;
+        saved += op == 0 ? bytes : bytes * keep(op);
+    };
+    double gemmSeconds = 0, elementwise = 0;
+    double qkvSeconds = 0;          // the projections that build Q, K, V (recomputed when they are dropped)
+    double normBytes = 0, actBytes = 0;  // element-wise traffic of the norms and the MLP activation
+    auto gemm = [&](double flops) {
+        const double seconds = matmulSeconds(flops, dev);
+        gemmSeconds += seconds;
+        return seconds;
+    };
+    double modelFlops = 0;  // whole micro-batch, all ranks
+    const double tokens = s * double(st.mbs);
+
+    // ---- attention -----------------------------------------------------------------
+    double coreFlops = 0, scoreElements = 0, qkvHeadWidth = 0, kvExchangeWidth = 0;
+    save(Bn * T * h / spd, kOpNorm);      // input norm's input
+    save(Bc * T * h / spd, 0);            // the QKV matmul's input (sequence-parallel shard)
+    elementwise += Bc * T * h / spd * 4;  // norm read+write, residual add
+    normBytes += Bc * T * h / spd * 2;
+    if (kind.attention == AttentionKind::Standard) {
+        const double q = a * dh * (m.outputGate ? 2 : 1);
+        out.paramsSplit += h * q + 2 * h * g * dh + a * dh * h + (m.attnBias ? q + 2 * g * dh : 0);
+        out.paramsReplicated += (m.outBias ? h : 0) + (m.qkNorm ? 2 * normWidth(m, dh) : 0);
+        save(Bc * T * (a + g) * dh / t, kOpAttBmm);  // Q and K
+        save(Bc * T * g * dh / t, kOpAttBmm);        // V
+        if (m.qkNorm) save(Bn * T * (a + g) * dh / t, kOpNorm);
+        if (m.outputGate) save(Bc * T * a * dh / t, 0);
+        qkvSeconds += gemm(2 * T * h * (q + 2 * g * dh) / t);
+        gemm(2 * T * a * dh * h / t);
+        modelFlops += 2 * tokens * (h * (q + 2 * g * dh) + a * dh * h);
+        coreFlops = 2 * T * s * a * dh / t;  // QK^T + AV = 4·T·s·a·dh, halved for causal
+        modelFlops += 2 * tokens * s * a * dh;
+        scoreElements = T * s * a / t;
+        qkvHeadWidth = a * dh;
+        kvExchangeWidth = 2 * g * dh / t;
+        elementwise += Bc * T * (a + g) * dh / t * 2;  // rotary embedding
+    } else if (kind.attention == AttentionKind::Mla) {
+        const double cq = double(m.qLora), ckv = double(m.kvLora), rope = double(m.ropeDim), nope = double(m.nopeDim),
+                     v = double(m.vDim), dqk = nope + rope;
+        // Down-projections are replicated across TP (Megatron-core MLA), up-projections column-parallel.
+        const double down = (cq > 0 ? h * cq : 0) + h * (ckv + rope);
+        const double up = (cq > 0 ? cq * a * dqk : h * a * dqk) + ckv * a * (nope + v);
+        out.paramsReplicated += down + (cq > 0 ? normWidth(m, cq) : 0) + normWidth(m, ckv) +
+                                (m.attnBias ? (cq > 0 ? cq : 0) + ckv + rope + h : 0);
+        out.paramsSplit += up + a * v * h;
+        if (cq > 0) save(Bn * T * cq, kOpNorm), save(Bc * T * cq, 0);
+        save(Bn * T * ckv, kOpNorm);
+        save(Bc * T * (ckv + rope), 0);
+        save(Bc * T * a * (2 * dqk + v) / t, kOpAttUp);  // the up-projected heads: the core's Q, K, V
+        qkvSeconds += gemm(2 * T * down);  // replicated: every TP rank runs it whole
+        qkvSeconds += gemm(2 * T * up / t);
+        gemm(2 * T * a * v * h / t);
+        modelFlops += 2 * tokens * (down + up + a * v * h);
+        coreFlops = T * s * a * (dqk + v) / t;
+        modelFlops += tokens * s * a * (dqk + v);
+        scoreElements = T * s * a / t;
+        qkvHeadWidth = a * v;
+        kvExchangeWidth = a * (dqk + v) / t;
+    } else {  // Gated DeltaNet (Yang et al. 2024), as Transformers' Qwen3NextGatedDeltaNet holds it
+        const double nk = double(m.linKeyHeads), dk = double(m.linKeyDim), nv = double(m.linValueHeads),
+                     dv = double(m.linValueDim), conv = double(m.linConv);
+        const double kd = nk * dk, vd = nv * dv;
+        out.paramsSplit += h * (2 * kd + 2 * vd) + h * 2 * nv + (2 * kd + vd) * conv + 2 * nv + vd * h;
+        out.paramsReplicated += dv;
+        save(Bc * T * (2 * kd + vd) / t, 0);         // convolution input
+        save(Bc * T * (2 * kd + vd) / t, kOpAttBmm); // convolution output: the recurrence's q, k, v
+        save(Bc * T * (vd + 2 * nv) / t, 0);         // output gate z, beta and decay inputs
+        save(Bn * T * vd / t, kOpNorm);              // gated norm input
+        save(Bc * T * vd / t, 0);                    // output projection input
+        save(4 * T / 64 * nv * dk * dv / t, kOpAttBmm);  // fp32 chunk states, one per 64-token chunk
+        qkvSeconds += gemm(2 * T * h * (2 * kd + 2 * vd + 2 * nv) / t);
+        gemm(2 * T * vd * h / t);
+        modelFlops += 2 * tokens * (h * (2 * kd + 2 * vd + 2 * nv) + vd * h);
+        coreFlops = 2 * T * nv * (2 * dk * dv + 64 * (dk + dv)) / t;  // chunked delta rule: state update, output, intra-chunk
+        modelFlops += 2 * tokens * nv * (2 * dk * dv + 64 * (dk + dv));
+        qkvHeadWidth = vd;
+        kvExchangeWidth = 2 * nv * dk * dv / T / t;  // CP passes the recurrent state, not K and V
+    }
+    // The attention core's saved tensors.
+    if (kind.attention != AttentionKind::Linear) {
+        if (st.flash) {
+            save(kFlashStatsBytes * T * a / t, kOpAttBmm);
+        } else {
+            save(Bsm * scoreElements, kOpSoftmax);
+            if (Bsm != Bc) save(Bc * scoreElements, kOpHeadCast);
+            if (m.attentionDropout > 0) save((Bdo + Bc) * scoreElements, kOpScoreDropout);
+            elementwise += scoreElements * (Bsm * 2 + (m.attentionDropout > 0 ? 2 * Bc : 0));
+        }
+        save(Bc * T * qkvHeadWidth / t, 0);  // the output projection's input
+    }
+    if (m.hiddenDropout > 0) save(Bdo * T * h / spd, kOpHiddenDropout);
+
+    // ---- MLP / experts ---------------------------------------------------------------
+    const double inputs = m.gated ? 2 : 1;
+    const double kappa = run.capacityFactor;
+    double tokensAtExperts = 0;
+    save(Bn * T * h / spd, kOpNorm);
+    save(Bc * T * h / spd, 0);  // the MLP's (or router's) input
+    elementwise += Bc * T * h / spd * 4;
+    normBytes += Bc * T * h / spd * 2;
+    auto mlp = [&](double width, double tokensHere, double tpDiv, double share) {
+        save(Bc * tokensHere * width * inputs / tpDiv, 0);     // the activation's input(s)
+        save(Bc * tokensHere * width / tpDiv, kOpFfAct);       // its output, the down projection's input
+        gemm(2 * tokensHere * h * width * (inputs + 1) / tpDiv);
+        modelFlops += 2 * share * h * width * (inputs + 1);
+        elementwise += Bc * tokensHere * width / tpDiv * (inputs + 1);
+        actBytes += Bc * tokensHere * width / tpDiv * (inputs + 1);
+    };
+    if (!kind.moe) {
+        const double f = double(m.f);
+        out.paramsSplit += (inputs + 1) * h * f + (m.mlpBias ? inputs * f : 0);
+        out.paramsReplicated += m.mlpBias ? h : 0;
+        mlp(f, T, t, tokens);
+    } else {
+        const double E = double(m.experts), k = double(m.topK), fe = double(m.expertWidth), fs = double(m.sharedWidth);
+        const double etp = double(st.etp);
+        out.paramsReplicated += h * E + (m.routerBias ? E : 0);
+        out.paramsRouted += E * ((inputs + 1) * h * fe + (m.mlpBias ? inputs * fe + h : 0));
+        save((2 * kRouterLogitBytes * E + kRouterIndexBytes * k) * T / spd, 0);
+        gemm(2 * T * h * E / spd);
+        modelFlops += 2 * tokens * h * E;
+        tokensAtExperts = T * k * kappa;  // balanced routing: each device gets its share back
+        save(Bc * tokensAtExperts * h, 0);  // permuted tokens: the experts' input
+        save(Bc * tokensAtExperts * h, 0);  // expert outputs, for the combine's gradient
+        mlp(fe, tokensAtExperts, etp, tokens * k);
+        elementwise += Bc * tokensAtExperts * h * 4;  // permute and unpermute copies
+        if (fs > 0) {
+            out.paramsSplit += (inputs + 1) * h * fs + (m.mlpBias ? inputs * fs : 0);
+            out.paramsReplicated += (m.mlpBias ? h : 0) + (m.sharedGate ? h : 0);
+            mlp(fs, T, t, tokens);
+        }
+    }
+    if (m.hiddenDropout > 0) save(Bdo * T * h / spd, kOpHiddenDropout);
+    out.paramsReplicated += 2 * normWidth(m, h);
+    if (kind.mtp) {  // enorm, hnorm, the 2h -> h projection, the output norm (DeepSeek-V3 §2.2)
+        out.paramsSplit += 2 * h * h;
+        out.paramsReplicated += 3 * normWidth(m, h);
+        save(Bn * T * h * 2 / spd, kOpNorm);
+        save(Bc * T * h * 2 / spd, 0);
+        gemm(2 * T * 2 * h * h / t);
+        modelFlops += 2 * tokens * 2 * h * h;
+    }
+    out.paramsDevice = out.paramsSplit / t + out.paramsReplicated + out.paramsRouted / double(st.ep * st.etp);
+    out.expertParamsDevice = out.paramsRouted / double(st.ep * st.etp);
+
+    out.keptNone = savedNone;
+    out.kept = full ? Bc * T * h / spd : saved;
+    out.gatheredInput = st.sp && st.tp > 1 ? Bc * T * h : 0;
+    out.gradBuffer = Bc * (2 * T * h / spd + T * std::max(double(m.f), double(m.expertWidth)) * inputs / t);
+    out.ppBoundary = Bc * T * h / spd;
+
+    // ---- time ------------------------------------------------------------------------
+    const double coreForward = matmulSeconds(coreFlops, dev);
+    const double coreBackward = coreForward * (st.flash || kind.attention == AttentionKind::Linear
+                                                   ? kFlashBackwardFactor : kPlainAttentionBackwardFactor);
+    const double elementForward = memorySeconds(elementwise, dev);
+    // Collectives. TP: two all-gather/reduce-scatter pairs per layer (with SP), or two
+    // all-reduces (without); the same volume each way (Korthikanti et al. 2022 §4.2.2).
+    const double activation = Bc * T * h;
+    const CollectiveCost tp = allReduce(activation, st.tp, links.tp, dev);
+    const double tpForward = 2 * tp.seconds;
+    double cpForward = 0;
+    if (st.cp > 1) {
+        if (st.cpAlgorithm == CpAlgorithm::Ring || kind.attention == AttentionKind::Linear) {
+            const CollectiveCost step = sendReceive(Bc * T * kvExchangeWidth, links.cp, dev);
+            cpForward = double(st.cp - 1) * step.seconds;
+            out.cpBuffer = 2 * Bc * T * kvExchangeWidth;
+        } else {  // Ulysses: all-to-all of q, k, v in and the output back
+            cpForward = allToAll(Bc * T * (qkvHeadWidth / t + kvExchangeWidth), st.cp, links.cp, dev).seconds +
+                        allToAll(Bc * T * qkvHeadWidth / t, st.cp, links.cp, dev).seconds;
+            out.cpBuffer = 2 * Bc * T * qkvHeadWidth / t;
+        }
+    }
+    double epForward = 0;
+    if (kind.moe && st.ep > 1) {
+        epForward = 2 * allToAll(Bc * tokensAtExperts * h, st.ep, links.ep, dev).seconds;  // dispatch + combine
+        out.epBuffer = 2 * Bc * tokensAtExperts * h;
+    }
+    out.tpSeconds = 2 * tpForward;
+    out.cpSeconds = 2 * cpForward;
+    out.epSeconds = 2 * epForward;
+    auto exposed = [&](double tpS, double cpS, double epS, double core) {
+        return (1 - kTpOverlap) * tpS + std::max(0.0, cpS - kCpOverlap * core) + (1 - kEpOverlap) * epS;
+    };
+    out.commExposedForward = exposed(tpForward, cpForward, epForward, coreForward);
+    out.commExposedBackward = exposed(tpForward, 2 * cpForward, epForward, coreBackward);
+    out.forward = gemmSeconds + coreForward + elementForward + out.commExposedForward;
+    out.backwardInput = gemmSeconds + coreBackward + 2 * elementForward + out.commExposedBackward;
+    out.backwardWeight = gemmSeconds;  // dW: one GEMM of the forward's size per forward GEMM
+
+    // Recompute: what the backward must run again before it can start.
+    if (full) {
+        out.recompute = out.forward;  // the whole forward, its collectives included
+    } else if (cls.mode == RecomputeClass::Selective) {
+        const OpMask dropped = static_cast<OpMask>(~cls.keep & kOpAll);
+        // With flash attention the core saves no s x s tensor: nothing to drop, nothing to redo.
+        if (!st.flash && (dropped & (kOpSoftmax | kOpHeadCast | kOpScoreDropout))) out.recompute += coreForward;
+        if (dropped & (kOpAttBmm | kOpAttUp)) out.recompute += qkvSeconds;
+        if (dropped & kOpNorm) out.recompute += memorySeconds(normBytes, dev);
+        if (dropped & kOpFfAct) out.recompute += memorySeconds(actBytes, dev);
+        if ((dropped & kOpGather) && st.sp) out.recompute += (1 - kTpOverlap) * tpForward / 2;  // the attention's re-gather
+    }
+    out.modelFlopsForward = modelFlops;
+    return out;
+}
+
+}  // namespace tessera::core

@@ -1,0 +1,74 @@
+#pragma once
+// The cost of one transformer layer on one device for one micro-batch: what it
+// keeps for backward (by op, under its recompute class), how many parameters it
+// holds (split by tensor parallelism, replicated, or routed experts), its FLOPs
+// and memory traffic, and the collectives it issues. Everything the stage and
+// step assembly (estimate.h) sums.
+//
+// Memory follows Korthikanti et al. 2022 (arXiv 2205.05198) §4: every tensor a
+// layer saves for its backward, counted once, in its own byte width, divided by
+// what shards it - tensor parallelism (t) inside the attention and MLP blocks,
+// sequence parallelism (t again, when on) outside them, context parallelism (c)
+// on the sequence. Sequence-parallel inputs of the column-parallel matmuls are
+// saved sharded and all-gathered again in backward, as Megatron-LM does (§4.2.2);
+// so the seed's `gather` switch changes time, not memory. Flash attention saves
+// Q, K, V, its output and one fp32 statistic per head and token, and no s x s
+// tensor (Dao 2023). A fully recomputed layer keeps its input only.
+//
+// Deviations from the seed (reference/hyperparallel.md §10), decided: units are
+// bytes throughout (§10.1); flash attention costs no s^2 (§10.2); a fully
+// recomputed layer's input is divided by CP and SP (§10.3); the output projection's
+// input is divided by t (§10.4); dropout masks are counted once in their own width
+// (§10.5); communication recompute is priced (§10.8).
+#include "model/costinput.h"
+
+namespace tessera::core {
+
+enum class Link : std::uint8_t { Intra, Inter };
+
+struct CollectiveCost {
+    double seconds = 0;  // alpha-beta, on the group's slowest link
+    double bytes = 0;    // sent per device
+};
+
+struct LayerCost {
+    // Memory, bytes.
+    double kept = 0;          // saved for backward under the layer's class
+    double keptNone = 0;      // what it would save with no recompute
+    double gradBuffer = 0;    // transient activation gradients in its backward
+    double gatheredInput = 0; // the all-gathered sequence-parallel input (transient)
+    double ppBoundary = 0;    // activation sent to the next stage
+    double epBuffer = 0, cpBuffer = 0;
+    // Parameters, elements.
+    double paramsSplit = 0, paramsReplicated = 0, paramsRouted = 0;  // routed: all experts, unsharded
+    double paramsDevice = 0;  // on one device (split / t + replicated + routed / (ep·etp))
+    double expertParamsDevice = 0;
+    // Time of one micro-batch, seconds.
+    double forward = 0, backwardInput = 0, backwardWeight = 0, recompute = 0;
+    double commExposedForward = 0, commExposedBackward = 0;  // included in the above
+    double tpSeconds = 0, cpSeconds = 0, epSeconds = 0;      // before overlap, forward + backward
+    // Model FLOPs of the whole micro-batch (all devices of a replica), forward, no recompute.
+    double modelFlopsForward = 0;
+};
+
+
+// Links each parallel dimension's group spans, with rank order TP, CP, EP, DP, PP
+// (innermost first; reference/hyperparallel.md §5.7 level_assign order).
+struct GroupLinks {
+    Link tp = Link::Intra, cp = Link::Intra, ep = Link::Intra, dp = Link::Intra, edp = Link::Intra, pp = Link::Intra;
+};
+GroupLinks groupLinks(const Strategy& s, std::int64_t perNode);
+
+// Ring all-gather or reduce-scatter of `bytes` (the whole tensor) over n ranks;
+// all-reduce is twice that; all-to-all sends (n-1)/n of its buffer.
+CollectiveCost allGather(double bytes, std::int64_t n, Link link, const DeviceInfo& d);
+CollectiveCost allReduce(double bytes, std::int64_t n, Link link, const DeviceInfo& d);
+CollectiveCost allToAll(double bytes, std::int64_t n, Link link, const DeviceInfo& d);
+CollectiveCost sendReceive(double bytes, Link link, const DeviceInfo& d);
+
+double matmulSeconds(double flops, const DeviceInfo& d);
+double memorySeconds(double bytes, const DeviceInfo& d);
+
+LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeClass& cls, const GroupLinks& links);
+
+}  // namespace tessera::core
