@@ -1,0 +1,106 @@
+#pragma once
+// Pipeline schedules as event lists: who runs what, when.
+//
+// A schedule is two things: the order in which each stage runs its work, and the
+// data dependencies between stages. Given both, the timeline follows by itself: an
+// event starts when its stage is free and its input has arrived, so simulating is
+// a longest-path walk over a DAG whose edges are "next on this stage" and "needs
+// that activation/gradient". We keep the orders exactly as Megatron-LM issues them
+// (megatron/core/pipeline_parallel/schedules.py), because the memory a stage holds
+// is decided by the order, not by the timing:
+//
+//  - gpipe (Huang et al. 2019): all m forwards, then all m backwards, newest first.
+//  - 1f1b (PipeDream-Flush, Narayanan et al. 2021 §2.1): stage s runs
+//    min(p-s-1, m) warm-up forwards, then one forward / one backward, then drains.
+//  - interleaved (Narayanan et al. 2021 §2.2, Megatron's
+//    forward_backward_pipelining_with_interleaving): each stage holds v chunks; the
+//    model runs chunk 0 of stages 0..p-1, then chunk 1 of stages 0..p-1, ...
+//    Forwards on a stage walk micro-batches in groups of p, all chunks of a group
+//    before the next group (Megatron's schedule table with
+//    microbatch_group_size_per_vp_stage = p, hence m % p == 0); backwards walk the
+//    same table with the chunk index mirrored (v-1-c). Warm-up is
+//    min(2(p-s-1) + (v-1)p, m·v) chunk-forwards (get_pp_rank_microbatches).
+//
+// A split backward (weightGrad > 0) runs its weight-gradient part right after the
+// input-gradient part on the same stage. Only the input gradient travels upstream,
+// so a split backward releases the previous stage a little sooner.
+//
+// "In flight" is what activation memory costs: a (micro-batch, chunk) forward holds
+// its activations from its start until its input-gradient backward ends. Because a
+// stage runs one event at a time, the count only changes at event boundaries.
+//
+// Closed forms, for the search (which cannot afford to simulate every candidate).
+// F_s, B_s, W_s are stage s's forward, input-gradient and weight-gradient time for
+// one micro-batch, summed over its chunks; M = max_s (F_s + B_s). With W = 0:
+//  - gpipe:  [ΣF_s + (m-1)·max F_s] + [ΣB_s + (m-1)·max B_s]: each phase is a
+//    flow shop of m identical jobs, sum of the stages plus (m-1) of the slowest
+//    (Huang et al. 2019 §2.2 for equal stages). Exact for any stage times.
+//  - 1f1b:   Σ(F_s+B_s) + (m-1)·M; equal stages give (m+p-1)(F+B), bubble
+//    (p-1)/(m+p-1) (Narayanan et al. 2021 §2.1). Exact when the last stage is the
+//    slowest; otherwise an upper bound, because the warm-up forwards of the slowest
+//    stage overlap the round trip to the stages behind it.
+//  - interleaved: m·M + (Σ(F_s+B_s) - M)/v; equal stages give (m + (p-1)/v)(F+B),
+//    bubble (p-1)/(v·m + p-1) (Narayanan et al. 2021 §2.2). An estimate either way
+//    when stages differ: Megatron's fixed order stalls on a slow middle stage.
+// A split weight gradient occupies its stage once per micro-batch but never rides
+// the fill or drain, since only the input gradient travels upstream: it joins the
+// (m-1)·max term and adds once at the end of the drain (schedule.cpp has the path).
+// p2p is ignored. With equal stages the simulation adds 2(p-1)·p2p to gpipe,
+// 2(pv-1)·p2p to interleaved while p2p is small against a chunk (the doubled
+// warm-up hides the rest), and (2(p-2) + 2(p-1)·m/p)·p2p to 1f1b, whose warm-up
+// leaves no slack, so every steady-state step waits on the round trip.
+// In flight on stage s: gpipe m; 1f1b min(p-s, m); interleaved
+// min(m·v, 2(p-s-1) + (v-1)p + 1) chunk-forwards, the k-th on chunk floor(k/p) mod v
+// (Megatron's get_model_chunk_id): stage 0 holds (1 + (p-1)/(p·v)) times its
+// layers' activations (Narayanan et al. 2021 §2.2). With equal stages every closed
+// form equals the simulation exactly (tests/core/tst_pipeline.cpp); the test also
+// states how far they drift when stages differ.
+#include <string>
+#include <vector>
+
+namespace tessera::core {
+
+enum class Phase { Forward, Backward, WeightGrad };  // Backward = input gradient (or all of it when not split)
+
+struct PipelineEvent {
+    int stage = 0;
+    int microBatch = 0;
+    int chunk = 0;
+    Phase phase = Phase::Forward;
+    double start = 0;  // seconds from the step's start
+    double end = 0;
+};
+
+struct StageTimes {  // one micro-batch through one chunk on one stage, seconds
+    double forward = 0;
+    double backward = 0;
+    double weightGrad = 0;  // 0: the backward includes the weight gradient
+};
+
+struct PipelineInput {
+    std::string schedule;  // "gpipe" | "1f1b" | "interleaved"
+    int stages = 1;        // p
+    int chunks = 1;        // v: virtual chunks per stage; interleaved only, else 1
+    int microBatches = 1;  // m
+    std::vector<std::vector<StageTimes>> times;  // [stage][chunk]
+    double p2pSeconds = 0;  // activation/gradient hop between different stages
+};
+
+struct PipelineResult {
+    std::vector<PipelineEvent> events;  // stage by stage, each stage's in start order
+    double makespan = 0;                // end of the last event
+    std::vector<double> busy;           // per stage: sum of event durations
+    double bubbleFraction = 0;          // 1 - Σ busy / (stages · makespan)
+    std::vector<int> peakInFlight;      // per stage: most chunk-forwards held at once
+    std::vector<std::vector<int>> peakInFlightPerChunk;  // [stage][chunk] when that peak is first reached
+};
+
+// All four throw std::invalid_argument naming the field when the input cannot be run:
+// an unknown schedule, counts below 1, chunks != 1 outside interleaved,
+// m % p != 0 for interleaved, times of the wrong shape, negative or non-finite times.
+PipelineResult simulatePipeline(const PipelineInput& input);
+double closedFormMakespan(const PipelineInput& input);
+std::vector<int> closedFormInFlight(const PipelineInput& input);                      // per stage
+std::vector<std::vector<int>> closedFormInFlightPerChunk(const PipelineInput& input);  // [stage][chunk]
+
+}  // namespace tessera::core
