@@ -1,0 +1,17 @@
+#pragma once
+// Shared by the cost-model tests: a resolved scenario and its cost input from YAML.
+#include <string>
+
+#include "io/scenarioio.h"
+#include "model/costinput.h"
+#include "resolve/resolve.h"
+
+namespace tessera::testing {
+
+inline core::ResolvedScenario resolveYaml(const std::string& yaml) {
+    return core::resolve(core::parseScenario(yaml, "test.yaml", core::Format::Yaml, ""));
+}
+
+inline core::CostInput inputYaml(const std::string& yaml) { return core::costInput(resolveYaml(yaml)); }
+
+}  // namespace tessera::testing
