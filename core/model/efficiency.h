@@ -6,7 +6,8 @@
 // a saturating curve with two parameters per device family, fitted on open
 // end-to-end measurements (reference/published.md §4.1 for A100, §4.2 for H100:
 // see tests/core/tst_time.cpp for the rows and the fit's residuals). Devices with
-// no measurement of their own take the Hopper fit scaled to their peak.
+// no measurement of their own take the Hopper fit (a stated assumption: their
+// achieved share of peak is Hopper's).
 #include <string>
 
 namespace tessera::core {

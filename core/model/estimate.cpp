@@ -225,7 +225,7 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
                             allReduce(expertParams * Bg, expertGroup, links.edp, dev).seconds;
             }
             const double lastBackward = backward + weight + recompute;
-            dpExposed = std::max(0.0, dpSeconds - kDpOverlap * lastBackward) + (1 - kParamGatherOverlap) * paramGather;
+            dpExposed = std::max((1 - kDpOverlap) * dpSeconds, dpSeconds - lastBackward) + (1 - kParamGatherOverlap) * paramGather;
             dpSeconds += paramGather;
         }
         const double shardElements = params / R + expertParams / Re;

@@ -1,5 +1,7 @@
 #include "pipeline/schedule.h"
 
+#include "pipeline/closedform.h"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -231,6 +233,16 @@ double closedFormMakespan(const PipelineInput& in) {
         }
         return best;
     };
+    double sumW = 0;
+    for (double x : w) sumW += x;
+    if (sumW == 0) {  // no split weight gradient: exactly the cost model's form (closedform.h)
+        double sumB = 0, maxB = 0;
+        for (double x : b) sumB += x, maxB = std::max(maxB, x);
+        const PipelineShape shape{kind == Kind::Gpipe ? Schedule::GPipe : kind == Kind::OneFOneB ? Schedule::OneFOneB
+                                                                                                : Schedule::Interleaved,
+                                  p, in.chunks, in.microBatches};
+        return pipelineMakespan(shape, sumFB, maxFB, sumF, maxF, sumB, maxB);
+    }
     switch (kind) {
     case Kind::Gpipe:  // two flow shops of m identical jobs: exact for any stage times
         return sumF + (m - 1) * maxF + drain([&](int s) { return b[s] + w[s]; });
@@ -241,24 +253,27 @@ double closedFormMakespan(const PipelineInput& in) {
     return 0;
 }
 
-std::vector<int> closedFormInFlight(const PipelineInput& in) {
-    const Kind kind = validate(in);
-    std::vector<int> held(in.stages);
-    for (int s = 0; s < in.stages; ++s) {
-        // The peak is reached by the first steady-state forward, before the first
-        // backward releases anything: warm-up + 1, unless everything is warm-up.
-        held[s] = kind == Kind::Gpipe ? in.microBatches
-                                      : std::min(in.microBatches * in.chunks, warmup(kind, in, s) + 1);
-    }
-    return held;
-}
-
+// The in-flight counts are closedform.h's, the ones the cost model uses, so the
+// simulation tests exactly what the search relies on.
 std::vector<std::vector<int>> closedFormInFlightPerChunk(const PipelineInput& in) {
-    const std::vector<int> held = closedFormInFlight(in);
+    const Kind kind = validate(in);
+    const PipelineShape shape{kind == Kind::Gpipe ? Schedule::GPipe : kind == Kind::OneFOneB ? Schedule::OneFOneB
+                                                                                            : Schedule::Interleaved,
+                              in.stages, in.chunks, in.microBatches};
     std::vector<std::vector<int>> perChunk(in.stages, std::vector<int>(in.chunks, 0));
     for (int s = 0; s < in.stages; ++s)
-        for (int k = 0; k < held[s]; ++k) ++perChunk[s][(k / in.stages) % in.chunks];
+        for (int c = 0; c < in.chunks; ++c) perChunk[s][c] = int(inFlightChunkForwards(shape, s, c));
     return perChunk;
+}
+
+std::vector<int> closedFormInFlight(const PipelineInput& in) {
+    std::vector<int> held;
+    for (const std::vector<int>& chunks : closedFormInFlightPerChunk(in)) {
+        int sum = 0;
+        for (int n : chunks) sum += n;
+        held.push_back(sum);
+    }
+    return held;
 }
 
 }  // namespace tessera::core
