@@ -144,6 +144,7 @@ void Resolver::resolveExec() {
 
     // Pipeline: schedule, chunks and the layers they hold.
     if (vpp > 1 && pp == 1) refuse("exec.vpp", "virtual pipeline chunks need pp > 1");
+    if (vpp > 64) refuse("exec.vpp", "at most 64 chunks per stage are modelled, got " + num(vpp));
     if (vpp > 1 && *e.pp_schedule != "interleaved")
         refuse("exec.pp_schedule", "vpp = " + num(vpp) + " needs the interleaved schedule, got " + *e.pp_schedule);
     if (vpp == 1 && *e.pp_schedule == "interleaved")

@@ -1,0 +1,222 @@
+#include "model/stagebody.h"
+
+#include <algorithm>
+#include <cmath>
+#include <new>
+#include <type_traits>
+
+#include "model/coefficients.h"
+
+namespace tessera::core::detail {
+
+using namespace knobs;
+
+namespace {
+
+Bytes wholeBytes(double bytes) { return static_cast<Bytes>(std::ceil(bytes - 1e-6)); }
+
+std::int64_t paddedVocab(std::int64_t vocab, std::int64_t tp) {
+    const std::int64_t multiple = kVocabPadMultiple * tp;
+    return (vocab + multiple - 1) / multiple * multiple;
+}
+
+}  // namespace
+
+StageContext::StageContext(const CostInput& input)
+    : in(input),
+      links(groupLinks(input.strategy, input.device.perNode)),
+      kinds(input.model.kinds.size()),
+      classes(input.strategy.classes.size()),
+      pairs(kinds * classes),
+      placed(input.model.bodyLayers + (input.strategy.mtpOnStages ? input.model.mtpLayers : 0)),
+      vocab(double(paddedVocab(input.model.vocab, input.strategy.tp))) {
+    static_assert(std::is_trivially_destructible_v<LayerCost>);
+}
+
+const LayerCost& StageContext::cost(std::size_t pair) {
+    LayerCost* slot = reinterpret_cast<LayerCost*>(m_storage) + pair;
+    if (!m_have[pair]) {
+        new (slot) LayerCost(layerCost(in, in.model.kinds[pair / classes], in.strategy.classes[pair % classes], links));
+        m_have[pair] = true;
+    }
+    return *std::launder(slot);
+}
+
+std::int64_t StageContext::chunkLayers(std::int64_t chunk, std::int64_t stage) const {
+    const Strategy& st = in.strategy;
+    if (!st.partition.empty()) return st.partition[std::size_t(chunk)][std::size_t(stage)];
+    // An even split; a remainder goes one layer each to the last chunks.
+    const std::int64_t index = chunk * st.pp + stage, chunks = st.pp * st.vpp;
+    return placed / chunks + (index >= chunks - placed % chunks ? 1 : 0);
+}
+
+// Model order runs chunk-major (chunk 0 of every stage, then chunk 1, ...): chunk c
+// of stage s starts after every (chunk, stage) before it in that order.
+std::int64_t StageContext::chunkStart(std::int64_t chunk, std::int64_t stage) const {
+    const Strategy& st = in.strategy;
+    const std::int64_t index = chunk * st.pp + stage, chunks = st.pp * st.vpp;
+    if (st.partition.empty())
+        return index * (placed / chunks) + std::max<std::int64_t>(0, index - (chunks - placed % chunks));
+    std::int64_t start = 0;
+    for (std::int64_t i = 0; i < index; ++i) start += chunkLayers(i / st.pp, i % st.pp);
+    return start;
+}
+
+void StageContext::countPairs(std::int64_t start, std::int64_t n, std::int64_t* counts) const {
+    const ModelShape& m = in.model;
+    std::fill(counts, counts + pairs, 0);
+    if (in.strategy.layerClass.empty()) {  // every layer in class 0: count kinds by prefix sums
+        for (std::size_t k = 0; k < kinds; ++k)
+            counts[k * classes] = m.kindPrefix[k][std::size_t(start + n)] - m.kindPrefix[k][std::size_t(start)];
+        return;
+    }
+    for (std::int64_t i = start; i < start + n; ++i)
+        ++counts[m.layerKind[std::size_t(i)] * classes + in.strategy.layerClass[std::size_t(i)]];
+}
+
+StageBody stageBody(StageContext& ctx, std::int64_t stage) {
+    const CostInput& in = ctx.in;
+    const ModelShape& m = in.model;
+    const Strategy& st = in.strategy;
+    const RunSettings& run = in.run;
+    const DeviceInfo& dev = in.device;
+    const double t = double(st.tp), spd = st.sp ? t : 1.0;
+    const double s = double(run.seq), T = s * double(st.mbs) / double(st.cp), h = double(m.h);
+    const double Bc = run.computeBytes, vocab = ctx.vocab;
+    const std::int64_t p = st.pp, v = st.vpp;
+    const bool first = stage == 0, last = stage == p - 1;
+
+    StageBody b;
+    StageTime& time = b.time;
+    double tableParams = 0, working = 0, epBuffer = 0, cpBuffer = 0, maxLayerSplit = 0;
+    std::int64_t counts[kMaxPairs];
+    for (std::int64_t chunk = 0; chunk < v; ++chunk) {
+        std::int64_t n = ctx.chunkLayers(chunk, stage);
+        const std::int64_t start = ctx.chunkStart(chunk, stage);
+        if (last && chunk == v - 1 && !st.mtpOnStages) n += m.mtpLayers;  // MTP after the body
+        b.layers += n;
+        ctx.countPairs(start, n, counts);
+        double kept = 0;
+        for (std::size_t i = 0; i < ctx.pairs; ++i) {
+            if (counts[i] == 0) continue;
+            const LayerCost& lc = ctx.cost(i);
+            const double k = double(counts[i]);
+            kept += k * lc.kept;
+            b.params += k * (lc.paramsDevice - lc.expertParamsDevice);
+            b.expertParams += k * lc.expertParamsDevice;
+            maxLayerSplit = std::max(maxLayerSplit, lc.paramsSplit / t);
+            time.forward += k * lc.forward;
+            time.backward += k * lc.backwardInput;
+            time.weightGrad += k * lc.backwardWeight;
+            time.recompute += k * lc.recompute;
+            time.communication += k * (lc.commExposedForward + lc.commExposedBackward);
+            time.tp += k * lc.tpSeconds, time.cp += k * lc.cpSeconds, time.ep += k * lc.epSeconds;
+            working = std::max(working, lc.keptNone - lc.kept + lc.gradBuffer + lc.gatheredInput);
+            epBuffer = std::max(epBuffer, lc.epBuffer), cpBuffer = std::max(cpBuffer, lc.cpBuffer);
+            b.modelFlopsForward += k * lc.modelFlopsForward;
+        }
+        b.kept[std::size_t(chunk)] = kept;
+        // Pipeline send/receive of this chunk's output (the model's last chunk sends none).
+        if (!(last && chunk == v - 1) && p > 1) {
+            const CollectiveCost send = sendReceive(Bc * T * h / spd, ctx.links.pp, dev);
+            const double exposed = (1 - (st.schedule == Schedule::Interleaved ? kPpOverlapInterleaved : kPpOverlap)) * send.seconds;
+            time.forward += exposed, time.backward += exposed, time.communication += 2 * exposed;
+            time.pp += 2 * send.seconds;
+        }
+    }
+    // The embedding: a vocabulary-parallel table (and learned positions) on the first
+    // stage, its output all-reduced (reduce-scattered with SP) over TP. MTP on a later
+    // stage keeps its own copy of the table (DeepSeek-V3 §2.2 shares it; with PP the
+    // last stage must hold one).
+    if (first || (last && m.mtpLayers > 0 && p > 1))
+        tableParams += vocab * h / t + (first && m.learnedPositions ? double(m.maxPositions) * h : 0);
+    if (first) {
+        b.embeddingKept = kTokenIdBytes * T + (m.hiddenDropout > 0 ? run.dropoutBytes * T * h / spd : 0);
+        const CollectiveCost ar = allReduce(Bc * T * h, st.tp, ctx.links.tp, dev);
+        const double lookup = memorySeconds(Bc * T * h * 2, dev);
+        time.forward += lookup + (1 - kTpOverlap) * ar.seconds;
+        time.backward += lookup + (1 - kTpOverlap) * ar.seconds;
+        time.communication += 2 * (1 - kTpOverlap) * ar.seconds;
+        time.tp += 2 * ar.seconds;
+    }
+    // The output layer and loss on the last stage, once more per MTP depth.
+    if (last) {
+        if (!m.tied || p > 1) tableParams += vocab * h / t;
+        b.params += m.layerNorm ? 2 * h : h;  // the final norm
+        const double heads = 1 + double(m.mtpLayers);
+        const double logits = T * vocab / (run.lossParallel ? t : 1);
+        b.outputKept = heads * (run.normBytes * T * h / spd + Bc * T * h / spd + (Bc + kLossLogitBytes) * logits);
+        working += Bc * logits;  // the logits' gradient
+        const double gemm = matmulSeconds(2 * T * h * vocab / t, dev);
+        const double loss = memorySeconds((Bc + kLossLogitBytes) * logits * 3, dev);
+        time.forward += heads * (gemm + loss);
+        time.backward += heads * (gemm + loss);
+        time.weightGrad += heads * gemm;
+        if (!run.lossParallel) {
+            const double gather = heads * allGather(Bc * T * vocab, st.tp, ctx.links.tp, dev).seconds;
+            time.forward += gather, time.communication += gather, time.tp += gather;
+        }
+        b.modelFlopsForward += heads * 2 * s * double(st.mbs) * h * double(m.vocab);
+    }
+    b.params += tableParams;
+    const double params = b.params, expertParams = b.expertParams;
+
+    // Static memory. Tables keep AdamW's two states whatever the optimizer (seed
+    // _exec_spec.py optimizer_states); a frozen model keeps no gradients or states.
+    const double R = double(st.optimizerShard), Re = double(st.expertShard);
+    const bool shardGrads = st.gradSharded || st.fsdp;
+    const double Bp = run.paramBytes, Bg = run.frozen ? 0 : run.gradBytes;
+    const double stateBytes = run.frozen ? 0 : double(run.optimizerStates) * run.stateBytes;
+    const double tableStateBytes = run.frozen ? 0 : 2 * run.stateBytes;
+    const double mainBytes = run.frozen ? 0 : run.mainBytes;
+    StageMemory& mem = b.memory;
+    mem.parameters = wholeBytes(params * Bp / (st.fsdp ? R : 1) + expertParams * Bp / (st.fsdp ? Re : 1));
+    mem.gradients = wholeBytes(params * Bg / (shardGrads ? R : 1) + expertParams * Bg / (shardGrads ? Re : 1));
+    mem.optimizerStates =
+        wholeBytes(((params - tableParams) * stateBytes + tableParams * tableStateBytes) / R + expertParams * stateBytes / Re);
+    mem.mainParameters = wholeBytes(params * mainBytes / R + expertParams * mainBytes / Re);
+    // Buffers: a gradient bucket in flight (DP), send/receive (PP), dispatch (EP), the KV ring (CP).
+    double buffers = epBuffer + cpBuffer;
+    if (st.dp * st.cp > 1 && !run.frozen)
+        buffers += std::min(std::max(kDpBucketElements, kDpBucketElementsPerRank * double(st.dp)), params + expertParams) * Bg;
+    if (p > 1) buffers += 2 * Bc * T * h / spd * (st.schedule == Schedule::Interleaved ? 2 : 1);
+    mem.buffers = wholeBytes(buffers);
+    if (st.fsdp) {
+        const double gathered = st.reshard ? double(kFsdpGatheredLayers) * maxLayerSplit : params + expertParams;
+        working += gathered * Bp * (1 - 1 / R);
+    }
+    mem.working = wholeBytes(working);
+
+    // Once per step: gradients reduced over dp·cp (experts over their replicas), then
+    // the optimizer over this rank's shard. FSDP reduces every micro-batch instead.
+    if (!run.frozen) {
+        const std::int64_t group = st.dp * st.cp;
+        const std::int64_t expertGroup = std::max<std::int64_t>(1, st.dp * st.tp * st.cp / (st.ep * st.etp));
+        double paramGather = 0;
+        if (st.fsdp) {
+            const double rs = allGather(params * Bg, group, ctx.links.dp, dev).seconds;
+            const double ag = allGather(params * Bp, group, ctx.links.dp, dev).seconds;
+            const double perMicroBatch = rs + ag * (st.reshard ? 2 : 1);
+            time.communication += perMicroBatch * (1 - kParamGatherOverlap);
+            time.forward += ag * (1 - kParamGatherOverlap);
+            time.backward += (perMicroBatch - ag) * (1 - kParamGatherOverlap);
+        } else if (st.optimizerSharded) {
+            time.dp = allGather(params * Bg, group, ctx.links.dp, dev).seconds +  // reduce-scatter
+                      allGather(expertParams * Bg, expertGroup, ctx.links.edp, dev).seconds;
+            paramGather = allGather(params * Bp, group, ctx.links.dp, dev).seconds +
+                          allGather(expertParams * Bp, expertGroup, ctx.links.edp, dev).seconds;
+        } else {
+            time.dp = allReduce(params * Bg, group, ctx.links.dp, dev).seconds +
+                      allReduce(expertParams * Bg, expertGroup, ctx.links.edp, dev).seconds;
+        }
+        // The reduction overlaps the last micro-batch's backward, never more than the
+        // seed's share; the parameter gather overlaps the next step's first forward.
+        const double lastBackward = time.backward + time.weightGrad + time.recompute;
+        time.dpExposed = std::max((1 - kDpOverlap) * time.dp, time.dp - lastBackward) + (1 - kParamGatherOverlap) * paramGather;
+        time.dp += paramGather;
+        time.optimizer = memorySeconds((params / R + expertParams / Re) * (Bg + 2 * stateBytes + 2 * mainBytes + Bp), dev);
+    }
+    return b;
+}
+
+}  // namespace tessera::core::detail
