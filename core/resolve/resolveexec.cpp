@@ -42,7 +42,6 @@ void Resolver::resolveExec() {
     } else if (*e.dp * tp * pp * cp != devices) {
         refuse("exec.dp", "dp·tp·pp·cp = " + num(*e.dp) + "·" + num(tp) + "·" + num(pp) + "·" + num(cp) + " = " +
                               num(*e.dp * tp * pp * cp) + " must equal the devices (" + num(devices) + ")");
-        return;
     }
     const std::int64_t dp = *e.dp;
 

@@ -2,6 +2,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QJsonValue>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -75,6 +76,58 @@ private slots:
         QCOMPARE(o["scenario"]["exec"]["ep"].toInt(), 64);
         QCOMPARE(o["filled"]["exec.grad_accumulation"].toString(), QString("derived: gradients accumulate over micro-batches"));
         QCOMPARE(o["partition"].toArray().first().toArray().size(), 16);
+    }
+
+    void estimateEveryExample_data() {
+        QTest::addColumn<QString>("scenario");
+        for (const char* id : {"llama3-70b-h100x64", "gpt3-175b-a100x1024", "deepseek-v3-h800x2048", "mixtral-8x7b-h100x32",
+                               "llama3-8b-a100x8"})
+            QTest::newRow(id) << id;
+    }
+    void estimateEveryExample() {
+        QFETCH(QString, scenario);
+        const Run text = tessera({"estimate", scenario});
+        QCOMPARE(text.code, 0);
+        for (const char* s : {"Memory per device, GiB", "stage layers in-flight", "Peak", "Step", "MFU", "Where the step goes"})
+            QVERIFY2(text.out.contains(s), s);
+        const Run json = tessera({"estimate", scenario, "--json"});
+        QCOMPARE(json.code, 0);
+        const QJsonObject o = QJsonDocument::fromJson(json.out.toUtf8()).object();
+        for (const char* key : {"parameters", "stages", "peak_memory_bytes", "device_memory_bytes", "fits", "step_time_s",
+                                "bubble_fraction", "mfu", "tokens_per_second", "time_breakdown_s"})
+            QVERIFY2(o.contains(key), key);
+        QVERIFY(o["parameters"].toObject().contains("per_device_max"));
+        for (const char* key : {"compute", "recompute", "communication_exposed", "bubble", "optimizer"})
+            QVERIFY2(o["time_breakdown_s"].toObject().contains(key), key);
+        const QJsonObject stage = o["stages"].toArray().first().toObject();
+        for (const char* key : {"stage", "layers", "in_flight_micro_batches", "memory", "time"}) QVERIFY2(stage.contains(key), key);
+        for (const char* key : {"parameters", "gradients", "optimizer_states", "main_parameters", "activations", "buffers",
+                                "working", "total"})
+            QVERIFY2(stage["memory"].toObject().contains(key), key);
+        for (const char* key : {"forward_s", "backward_s", "recompute_s", "communication_s"})
+            QVERIFY2(stage["time"].toObject().contains(key), key);
+        qint64 peak = 0;
+        for (const QJsonValue& st : o["stages"].toArray()) peak = std::max(peak, qint64(st["memory"]["total"].toDouble()));
+        QCOMPARE(qint64(o["peak_memory_bytes"].toDouble()), peak);
+        QCOMPARE(o["fits"].toBool(), peak <= qint64(o["device_memory_bytes"].toDouble()));
+    }
+
+    void estimateOverrides() {
+        const Run base = tessera({"estimate", "llama3-70b-h100x64", "--json"});
+        const Run tp4 = tessera({"estimate", "llama3-70b-h100x64", "--set", "exec.tp=4", "--set", "exec.dp=4",
+                                 "--set=exec.optimizer_shard=4", "--set", "exec.micro_batch_num=32", "--json"});
+        QVERIFY2(tp4.code == 0, qPrintable(tp4.err));
+        const double baseParams = QJsonDocument::fromJson(base.out.toUtf8())["parameters"]["per_device_max"].toDouble();
+        const double tp4Params = QJsonDocument::fromJson(tp4.out.toUtf8())["parameters"]["per_device_max"].toDouble();
+        QVERIFY(tp4Params > 1.9 * baseParams);  // half the tensor parallelism, twice the weights
+        // An override is validated like the file, and says where it came from.
+        const Run bad = tessera({"estimate", "llama3-70b-h100x64", "--set", "exec.tp=3"});
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.err.contains("--set exec.tp=3:1:1: exec.tp: must divide num_attention_heads (64), got 3"), qPrintable(bad.err));
+        QCOMPARE(tessera({"estimate", "llama3-70b-h100x64", "--set", "tp=4"}).code, 2);
+        const Run model = tessera({"estimate", "llama3-70b-h100x64", "--set", "model.num_hidden_layers=40", "--json"});
+        QCOMPARE(model.code, 0);
+        QCOMPARE(QJsonDocument::fromJson(model.out.toUtf8())["stages"][0]["layers"].toInt(), 10);
     }
 
     void presetsListsEveryKind() {
