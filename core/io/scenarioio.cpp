@@ -127,7 +127,18 @@ void readCluster(const Value& v, Scenario& s, Context& c) {
     };
     count("devices", s.cluster.devices);
     count("nodes", s.cluster.nodes);
-    refuseUnknownKeys(*map, {"device", "devices", "nodes"}, "cluster", c.d);
+    if (const Value* order = map->find("rank_order"); order && !order->isNull()) {
+        // Read as a one-field table so the message and checks match every other list.
+        Value holder = Value::map(order->mark());
+        holder.set("rank_order", *order, order->mark());
+        struct Order {
+            std::optional<std::vector<std::string>> list;
+        } o;
+        SpecReader reader(holder, "cluster", c.d);
+        reader.textList({"rank_order", "Parallel dimensions from innermost to outermost rank"}, o.list, kRankDimensions);
+        s.cluster.rank_order = o.list;
+    }
+    refuseUnknownKeys(*map, {"device", "devices", "nodes", "rank_order"}, "cluster", c.d);
 }
 
 Scenario readScenario(const Value& root, const std::string& name, const std::string& baseDir) {
@@ -242,6 +253,11 @@ Value scenarioValue(const Scenario& s) {
     else if (s.cluster.device) cluster.set("device", SpecWriter::write(*s.cluster.device));
     if (s.cluster.devices) cluster.set("devices", Value::integer(*s.cluster.devices));
     if (s.cluster.nodes) cluster.set("nodes", Value::integer(*s.cluster.nodes));
+    if (s.cluster.rank_order) {
+        Value order = Value::list();
+        for (const std::string& dim : *s.cluster.rank_order) order.push(Value::string(dim));
+        cluster.set("rank_order", std::move(order));
+    }
     root.set("cluster", std::move(cluster));
     if (s.search) root.set("search", searchValue(*s.search));
     return root;

@@ -175,6 +175,11 @@ CostInput costInput(const ResolvedScenario& r) {
                      : *e.cp_algo == "hybrid_cp" ? CpAlgorithm::Hybrid
                                                  : CpAlgorithm::Ring;
     st.partition = r.partition.layers;
+    for (std::size_t i = 0; i < st.rankOrder.size(); ++i) {
+        const std::string& dim = (*r.scenario.cluster.rank_order)[i];
+        st.rankOrder[i] = dim == "tp" ? RankDim::Tp : dim == "cp" ? RankDim::Cp : dim == "ep" ? RankDim::Ep
+                        : dim == "dp" ? RankDim::Dp : RankDim::Pp;
+    }
     st.mtpOnStages = *e.mtp_in_offset;
 
     // Recompute classes per layer in model order.

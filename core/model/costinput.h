@@ -16,6 +16,7 @@
 namespace tessera::core {
 
 enum class CpAlgorithm : std::uint8_t { Ring, AllToAll, Hybrid };
+enum class RankDim : std::uint8_t { Tp, Cp, Ep, Dp, Pp };
 
 // Ops whose saved activations recompute can drop. Finer than the seed's eight
 // (kRecomputeOps): its `dropout` is both the score dropout and the hidden dropout,
@@ -92,6 +93,8 @@ struct Strategy {
     // Layers per [chunk][stage]; empty = an even split.
     std::vector<std::vector<std::int64_t>> partition;
     bool mtpOnStages = true;  // MTP layers placed by the partition (mtp_in_offset)
+    // Parallel dimensions from the innermost rank out (cluster.rank_order).
+    std::array<RankDim, 5> rankOrder{RankDim::Tp, RankDim::Cp, RankDim::Ep, RankDim::Dp, RankDim::Pp};
 };
 
 struct CostInput {

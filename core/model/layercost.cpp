@@ -11,18 +11,38 @@ namespace tessera::core {
 using namespace knobs;
 
 GroupLinks groupLinks(const Strategy& s, std::int64_t perNode) {
-    // A group of n ranks whose members are `inner` apart covers inner·n consecutive
-    // ranks; it crosses a node boundary when that block exceeds a node.
-    auto span = [&](std::int64_t inner, std::int64_t n) {
-        return n > 1 && inner * n > perNode ? Link::Inter : Link::Intra;
+    // Ranks are numbered dimension by dimension in rank order, innermost first (EP is
+    // a factor of DP: the data-parallel ranks split into ep expert ranks and dp/ep
+    // replicas). A group stays in a node when every dimension it spans, and every
+    // dimension inside those, fits in one node together.
+    const std::int64_t dpRest = std::max<std::int64_t>(1, s.dp / std::max<std::int64_t>(1, s.ep));
+    auto size = [&](RankDim d) -> std::int64_t {
+        switch (d) {
+        case RankDim::Tp: return s.tp;
+        case RankDim::Cp: return s.cp;
+        case RankDim::Ep: return s.ep;
+        case RankDim::Dp: return dpRest;
+        case RankDim::Pp: return s.pp;
+        }
+        return 1;
+    };
+    auto link = [&](std::initializer_list<RankDim> dims) {
+        std::int64_t block = 1, outermost = 0;
+        bool any = false;
+        for (std::size_t i = 0; i < s.rankOrder.size(); ++i) {
+            block *= size(s.rankOrder[i]);
+            if (std::find(dims.begin(), dims.end(), s.rankOrder[i]) != dims.end() && size(s.rankOrder[i]) > 1)
+                outermost = block, any = true;
+        }
+        return any && outermost > perNode ? Link::Inter : Link::Intra;
     };
     GroupLinks g;
-    g.tp = span(1, s.tp);
-    g.cp = span(s.tp, s.cp);
-    g.ep = span(s.tp * s.cp, s.ep);
-    g.dp = span(s.tp, s.cp * s.dp);  // gradients reduce over dp·cp: CP ranks hold the same weights
-    g.edp = span(s.tp * s.cp * s.ep, std::max<std::int64_t>(1, s.dp / std::max<std::int64_t>(1, s.ep)));
-    g.pp = span(s.tp * s.cp * s.dp, s.pp);
+    g.tp = link({RankDim::Tp});
+    g.cp = link({RankDim::Cp});
+    g.ep = link({RankDim::Ep});
+    g.dp = link({RankDim::Cp, RankDim::Ep, RankDim::Dp});  // gradients reduce over dp·cp
+    g.edp = link({RankDim::Dp});                           // expert replicas
+    g.pp = link({RankDim::Pp});
     return g;
 }
 

@@ -52,8 +52,9 @@ struct LayerCost {
 };
 
 
-// Links each parallel dimension's group spans, with rank order TP, CP, EP, DP, PP
-// (innermost first; reference/hyperparallel.md §5.7 level_assign order).
+// The link each parallel dimension's group spans, given the rank order (default TP,
+// CP, EP, DP, PP innermost first, as Megatron-LM and reference/hyperparallel.md §5.7's
+// level_assign fill ranks) and the devices per node.
 struct GroupLinks {
     Link tp = Link::Intra, cp = Link::Intra, ep = Link::Intra, dp = Link::Intra, edp = Link::Intra, pp = Link::Intra;
 };

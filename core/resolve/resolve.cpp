@@ -1,5 +1,7 @@
 #include "resolve/resolve.h"
 
+#include <algorithm>
+
 #include "resolve/resolver.h"
 
 namespace tessera::core {
@@ -59,6 +61,17 @@ void Resolver::resolveCluster() {
     need("intra_node_bandwidth_gbps", d.intra_node_bandwidth_gbps.has_value());
     need("inter_node_bandwidth_gbps", d.inter_node_bandwidth_gbps.has_value());
     need("devices_per_node", d.devices_per_node.has_value());
+    if (c.rank_order) {
+        std::vector<std::string> sorted = *c.rank_order, all(std::begin(kRankDimensions), std::end(kRankDimensions));
+        std::sort(sorted.begin(), sorted.end());
+        std::sort(all.begin(), all.end());
+        if (sorted != all)
+            refuse("cluster.rank_order", "must name each of tp, cp, ep, dp and pp once, innermost first");
+    } else {
+        fill("cluster.rank_order", c.rank_order,
+             std::vector<std::string>(std::begin(kRankDimensions), std::end(kRankDimensions)), Origin::Default,
+             "Megatron-LM's order, tensor parallelism innermost");
+    }
     if (!d.devices_per_node) return;
     const std::int64_t perNode = *d.devices_per_node;
     if (c.devices && c.nodes) {

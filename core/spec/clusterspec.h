@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "spec/field.h"
 #include "units/units.h"
@@ -14,6 +15,9 @@
 namespace tessera::core {
 
 inline constexpr std::string_view kPeakDtypes[] = {"fp32", "bf16", "fp16", "fp8"};
+// How parallel dimensions map onto consecutive ranks, innermost first. Megatron-LM's
+// default order (tp-cp-ep-dp-pp) keeps tensor parallelism inside a node.
+inline constexpr std::string_view kRankDimensions[] = {"tp", "cp", "ep", "dp", "pp"};
 
 struct DeviceSpec {
     std::optional<std::string> name;
@@ -45,6 +49,7 @@ struct ClusterSpec {
     std::optional<DeviceSpec> device;
     std::optional<std::int64_t> devices;
     std::optional<std::int64_t> nodes;
+    std::optional<std::vector<std::string>> rank_order;  // a permutation of kRankDimensions
 
     bool operator==(const ClusterSpec&) const = default;
 };

@@ -152,6 +152,25 @@ private slots:
         QCOMPARE(g.dp == Link::Inter, dpInter);
     }
 
+    // A configurable rank order: data parallelism innermost pushes a tensor-parallel
+    // group of 8 across nodes (cluster.rank_order).
+    void rankOrder() {
+        Strategy s;
+        s.tp = 8, s.dp = 2;
+        QCOMPARE(tessera::core::groupLinks(s, 8).tp, Link::Intra);
+        QCOMPARE(tessera::core::groupLinks(s, 8).dp, Link::Inter);
+        s.rankOrder = {RankDim::Dp, RankDim::Tp, RankDim::Cp, RankDim::Ep, RankDim::Pp};
+        QCOMPARE(tessera::core::groupLinks(s, 8).tp, Link::Inter);
+        QCOMPARE(tessera::core::groupLinks(s, 8).dp, Link::Intra);
+        const std::string yaml = "model: llama3-8b\ncluster: {device: h100-sxm, devices: 16, rank_order: [dp, tp, cp, ep, pp]}\n"
+                                 "exec: {tp: 8, seq_length: 4096, global_batch_size: 16, sequence_parallel: true}\n";
+        const Estimate dpInner = estimateYaml(yaml);
+        std::string tpInnerYaml = yaml;
+        tpInnerYaml.replace(tpInnerYaml.find("[dp, tp"), 7, "[tp, dp");
+        const Estimate tpInner = estimateYaml(tpInnerYaml);
+        QVERIFY(dpInner.stages.front().time.tp > 3 * tpInner.stages.front().time.tp);
+    }
+
     // More tensor parallelism: less compute per device, more (and, past a node, slower)
     // communication.
     void tensorParallelCommunication() {
