@@ -1,0 +1,163 @@
+#include "traincommand.h"
+
+#include <charconv>
+#include <optional>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "cli.h"
+#include "io/emit.h"
+#include "io/scenarioio.h"
+#include "io/trainyaml.h"
+#include "resolve/resolve.h"
+
+namespace tessera::app {
+
+using namespace tessera::core;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct UsageError {
+    std::string message;
+};
+
+struct Options {
+    std::string input, output, device;
+    std::optional<std::int64_t> devices;
+    bool force = false;
+};
+
+Options parseArgs(const std::vector<std::string>& args) {
+    Options o;
+    // `--name VALUE` or `--name=VALUE`.
+    auto value = [&](std::size_t& i, const std::string& name) -> std::optional<std::string> {
+        std::optional<std::string> v;
+        if (args[i] == name && i + 1 < args.size()) v = args[++i];
+        else if (args[i] == name) v = "";
+        else if (args[i].starts_with(name + "=")) v = args[i].substr(name.size() + 1);
+        if (v && v->empty()) throw UsageError{"import-train: " + name + " needs a value"};
+        return v;
+    };
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (auto v = value(i, "-o"); v) o.output = *v;
+        else if (auto v = value(i, "--output"); v) o.output = *v;
+        else if (auto v = value(i, "--device"); v) o.device = *v;
+        else if (auto v = value(i, "--devices"); v) {
+            std::int64_t n = 0;
+            const auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
+            if (ec != std::errc() || end != v->data() + v->size() || n < 1 || n > (1 << 24))
+                throw UsageError{"import-train: --devices needs a whole number from 1 to 16777216, got '" + *v + "'"};
+            o.devices = n;
+        } else if (args[i] == "--force") o.force = true;
+        else if (args[i].starts_with("-")) throw UsageError{"import-train: unknown option " + args[i]};
+        else if (o.input.empty()) o.input = args[i];
+        else throw UsageError{"import-train takes one train.yaml"};
+    }
+    if (o.input.empty()) throw UsageError{"import-train needs a train.yaml"};
+    return o;
+}
+
+// The cluster section: the train.yaml's device count, else --devices, and the
+// device from --device. What neither gives is refused by name.
+void completeCluster(Value& scenario, const Value& train, const Options& o) {
+    Diagnostics d;
+    Value& cluster = *scenario.find("cluster");
+    const Value* stated = cluster.find("devices");
+    if (stated && o.devices && stated->asInt() != *o.devices)
+        d.add(stated->mark(), "context.device_num",
+              "states " + std::to_string(stated->asInt()) + " devices, and --devices says " + std::to_string(*o.devices));
+    Value filled = Value::map(cluster.mark());
+    if (!o.device.empty()) filled.set("device", Value::string(o.device));
+    else d.add(train.mark(), "cluster.device", "a train.yaml does not name the device: pass --device PRESET (`tessera presets` lists them)");
+    if (stated) filled.set("devices", *stated, stated->mark());
+    else if (o.devices) filled.set("devices", Value::integer(*o.devices));
+    else d.add(train.mark(), "cluster.devices", "the train.yaml states no device count (context.device_num): pass --devices N");
+    d.raiseIfAny();
+    cluster = std::move(filled);
+}
+
+// A model file written absolute, made relative to where the scenario is saved
+// so the pair can be moved together.
+void rebaseModelFile(Value& scenario, const std::string& output) {
+    Value* file = scenario.find("model")->find("file");
+    if (!file) return;
+    const fs::path relative = fs::path(file->asString()).lexically_relative(fs::absolute(output).parent_path());
+    if (!relative.empty()) *file = Value::string(relative.generic_string(), file->mark());
+}
+
+// A temporary beside the target, then a rename: a reader never sees half a file.
+void writeAtomically(const std::string& path, const std::string& text, bool force) {
+    if (fs::exists(path) && !force) throw std::runtime_error(path + " exists; pass --force to replace it");
+    const std::string temp = path + ".tessera-tmp";
+    {
+        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+        out << text;
+        out.flush();
+        if (!out) {
+            fs::remove(temp);
+            throw std::runtime_error("cannot write " + path);
+        }
+    }
+    std::error_code ec;
+    fs::rename(temp, path, ec);
+    if (ec) {
+        fs::remove(temp);
+        throw std::runtime_error("cannot write " + path + ": " + ec.message());
+    }
+}
+
+int importTrain(const Options& o) {
+    Value train;
+    try {
+        train = loadDocument(o.input);
+    } catch (const LoadError& e) {
+        if (e.unreadable()) throw FileError(Diagnostic{e.mark(), "", e.message()});
+        throw SpecError(Diagnostic{e.mark(), "", e.message()});
+    }
+    const std::string baseDir = fs::path(o.input).parent_path().empty() ? "." : fs::path(o.input).parent_path().string();
+    Diagnostics d;
+    Value scenario = scenarioFromTrainYaml(train, baseDir, d);
+    d.raiseIfAny();
+    completeCluster(scenario, train, o);
+    resolve(scenarioFromValue(scenario, o.input, baseDir));  // refuses what cannot be priced
+
+    if (!o.output.empty()) rebaseModelFile(scenario, o.output);
+    const std::string yaml = "# Imported from " + o.input + " by tessera import-train\n" + toYaml(scenario);
+    if (o.output.empty()) std::cout << yaml;
+    else writeAtomically(o.output, yaml, o.force);
+    return kExitOk;
+}
+
+void printDiagnostics(const SpecError& e) {
+    for (const Diagnostic& d : e.diagnostics()) std::cerr << d.text() << '\n';
+}
+
+}  // namespace
+
+std::string importTrainUsage() {
+    return "       tessera import-train TRAIN.yaml [-o SCENARIO.yaml] [--force] [--device PRESET] [--devices N]\n"
+           "                                          turn a HyperParallel train.yaml into a scenario\n";
+}
+
+int runImportTrain(const std::vector<std::string>& args) {
+    try {
+        return importTrain(parseArgs(args));
+    } catch (const UsageError& e) {
+        std::cerr << "tessera: " << e.message << "\n\nUsage: " << importTrainUsage().substr(7);
+        return kExitUsage;
+    } catch (const FileError& e) {
+        printDiagnostics(e);
+        return kExitFailure;
+    } catch (const SpecError& e) {
+        printDiagnostics(e);
+        return kExitInvalid;
+    } catch (const std::exception& e) {
+        std::cerr << "tessera: " << e.what() << '\n';
+        return kExitFailure;
+    }
+}
+
+}  // namespace tessera::app

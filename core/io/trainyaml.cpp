@@ -1,0 +1,592 @@
+#include "io/trainyaml.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <span>
+
+#include "io/emit.h"
+#include "io/scenarioio.h"
+#include "io/specreader.h"
+#include "io/specwriter.h"
+
+namespace tessera::core {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string num(std::int64_t n) { return std::to_string(n); }
+
+// The keys of a spec's field table, in table order: which config_overrides keys
+// are model fields, and the order a hand-written exec section would have.
+struct KeyLister {
+    std::vector<std::string_view> keys;
+    template <class... A> void integer(Field f, A&&...) { keys.push_back(f.key); }
+    template <class... A> void real(Field f, A&&...) { keys.push_back(f.key); }
+    template <class... A> void flag(Field f, A&&...) { keys.push_back(f.key); }
+    template <class... A> void text(Field f, A&&...) { keys.push_back(f.key); }
+    template <class... A> void choice(Field f, A&&...) { keys.push_back(f.key); }
+    template <class... A> void textList(Field f, A&&...) { keys.push_back(f.key); }
+    template <class... A> void memory(Field f, A&&...) { keys.push_back(f.key); }
+    template <class... A> void numberMap(Field f, A&&...) { keys.push_back(f.key); }
+    template <class... A> void stageCounts(Field f, A&&...) { keys.push_back(f.key); }
+    template <class... A> void ranges(Field f, A&&...) { keys.push_back(f.key); }
+};
+
+template <class Spec>
+const std::vector<std::string_view>& fieldKeys() {
+    static const std::vector<std::string_view> keys = [] {
+        Spec spec;
+        KeyLister lister;
+        visit(spec, lister);
+        return lister.keys;
+    }();
+    return keys;
+}
+
+// A section in its field table's order, as a hand-written one reads; a file
+// reference stays in front of the fields it overrides.
+template <class Spec>
+Value inTableOrder(const Value& map) {
+    Value out = Value::map(map.mark());
+    if (const Value::Entry* file = map.findEntry("file")) out.set(file->key, file->value, file->keyMark);
+    for (std::string_view key : fieldKeys<Spec>())
+        if (const Value::Entry* e = map.findEntry(key)) out.set(e->key, e->value, e->keyMark);
+    return out;
+}
+
+bool contains(std::span<const std::string_view> keys, std::string_view key) {
+    return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
+// ---- Writing -------------------------------------------------------------
+
+std::string modeOf(const std::string& option) { return option == "none" ? "off" : option; }
+
+// Each layer's recompute option in model order (body, then MTP layers).
+std::vector<std::string> layerOptions(const ResolvedScenario& r) {
+    const ExecSpec& e = r.scenario.exec;
+    const ModelSpec& m = r.scenario.model;
+    const auto layers = static_cast<std::size_t>(*m.num_hidden_layers + m.mtp_depth.value_or(0));
+    std::vector<std::string> out(layers, "none");
+    if (e.recompute) {
+        for (const RecomputeRange& range : *e.recompute) {
+            const auto first = static_cast<std::size_t>(range.first);
+            const std::size_t end = range.count ? first + static_cast<std::size_t>(*range.count) : layers;
+            for (std::size_t i = first; i < std::min(end, layers); ++i) out[i] = range.option;
+        }
+        return out;
+    }
+    // The per-stage forms count the first layers of every chunk on every stage;
+    // full goes last so it wins where both are stated, as the cost model does.
+    auto apply = [&](const std::optional<StageCounts>& counts, const std::string& option) {
+        if (!counts) return;
+        std::size_t layer = 0;
+        for (std::size_t c = 0; c < r.partition.layers.size(); ++c) {
+            for (std::size_t s = 0; s < r.partition.layers[c].size(); ++s) {
+                const std::int64_t held = r.partition.layers[c][s];
+                std::int64_t n = 0;
+                if (auto* all = std::get_if<bool>(&counts->value)) n = *all ? held : 0;
+                else if (auto* one = std::get_if<std::int64_t>(&counts->value)) n = *one;
+                else if (auto* flat = std::get_if<StageCounts::Flat>(&counts->value)) n = s < flat->size() ? (*flat)[s] : 0;
+                else if (auto* nested = std::get_if<StageCounts::Nested>(&counts->value))
+                    n = c < nested->size() && s < (*nested)[c].size() ? (*nested)[c][s] : 0;
+                for (std::int64_t i = 0; i < std::min(n, held); ++i)
+                    if (layer + static_cast<std::size_t>(i) < layers) out[layer + static_cast<std::size_t>(i)] = option;
+                layer += static_cast<std::size_t>(held);
+            }
+        }
+    };
+    apply(e.selective_recompute, "selective");
+    apply(e.full_recompute, "full");
+    return out;
+}
+
+// A section of the document to write into, made when the file has none.
+Value& sectionOf(Value& parent, const std::string& key, const std::string& path) {
+    Value* v = parent.find(key);
+    if (!v || v->isNull()) {
+        parent.set(key, Value::map());
+        return *parent.find(key);
+    }
+    if (!v->isMap())
+        throw SpecError(Diagnostic{v->mark(), path, "expected a mapping to write the strategy into, got " + v->describe()});
+    return *v;
+}
+
+// Sets `key`, taking the place of an alias the file spells it by (so the order
+// stays the user's) and removing the other aliases (so it is not stated twice).
+void put(Value& map, std::string_view key, Value v, std::initializer_list<std::string_view> aliases = {}) {
+    if (!map.find(key)) {
+        for (std::string_view alias : aliases) {
+            if (!map.find(alias)) continue;
+            Value renamed = Value::map(map.mark());
+            for (const Value::Entry& e : map.entries())
+                renamed.set(e.key == alias ? std::string(key) : e.key, e.value, e.keyMark);
+            map = std::move(renamed);
+            break;
+        }
+    }
+    map.set(std::string(key), std::move(v));
+    for (std::string_view alias : aliases) map.erase(alias);
+}
+
+// The layer placement as the seed's offset (layers beyond the even split per
+// stage, per chunk with vpp), or nullopt when the split is even.
+std::optional<Value> offsetValue(const ResolvedScenario& r) {
+    const auto& grid = r.partition.layers;
+    const auto chunks = static_cast<std::int64_t>(grid.size() * grid.front().size());
+    const std::int64_t base = r.totalLayers / chunks;
+    StageCounts::Nested extra = grid;
+    bool even = true;
+    for (auto& row : extra)
+        for (std::int64_t& n : row) {
+            n -= base;
+            even = even && n == 0;
+        }
+    if (even) return std::nullopt;
+    if (extra.size() == 1) return stageCountsValue(StageCounts{extra.front()});
+    return stageCountsValue(StageCounts{extra});
+}
+
+Value minimalTrainYaml(const ResolvedScenario& r) {
+    const ModelSpec& m = r.scenario.model;
+    // Only what the scenario stated: the family fills the rest again on reading.
+    const Value stated = SpecWriter::write(m);
+    Value overrides = Value::map();
+    for (const Value::Entry& e : stated.entries())
+        if (e.key != "name" && !r.filled.contains("model." + e.key)) overrides.set(e.key, e.value);
+    Value model = Value::map();
+    model.set("name", Value::string(m.name.value_or(*m.arch)));
+    model.set("config_overrides", std::move(overrides));
+    Value doc = Value::map();
+    doc.set("model", std::move(model));
+    for (const char* section : {"training", "accelerator", "fsdp_config", "activation_checkpoint", "dataset"})
+        doc.set(section, Value::map());
+    return doc;
+}
+
+}  // namespace
+
+CheckpointPlan checkpointPlan(const ResolvedScenario& r) {
+    const std::vector<std::string> options = layerOptions(r);
+    CheckpointPlan plan;
+    if (options.empty()) return plan;
+    std::map<std::string, std::size_t> counts;
+    for (const std::string& o : options) ++counts[o];
+    std::string base = options.front();
+    for (const auto& [option, n] : counts)
+        if (n > counts[base]) base = option;
+    plan.mode = modeOf(base);
+    for (std::size_t i = 0; i < options.size();) {
+        std::size_t j = i;
+        while (j + 1 < options.size() && options[j + 1] == options[i]) ++j;
+        if (options[i] != base)
+            plan.layers.push_back({static_cast<std::int64_t>(i), static_cast<std::int64_t>(j), modeOf(options[i])});
+        i = j + 1;
+    }
+    return plan;
+}
+
+std::string trainYaml(const ResolvedScenario& r, const Value* original) {
+    const ExecSpec& e = r.scenario.exec;
+    const std::int64_t dp = *e.dp, mbs = *e.micro_batch_size, mbn = *e.micro_batch_num, gbs = *e.global_batch_size;
+    // The trainer has no micro-batch count: it divides the global batch by
+    // micro_batch_size · dp. Anything else would run a strategy nobody priced.
+    if (gbs != mbn * mbs * dp)
+        throw SpecError(Diagnostic{r.scenario.markOf("exec.global_batch_size"), "exec.global_batch_size",
+                                   "resolved strategy is inconsistent with the trainer batch derivation: global_batch_size " +
+                                       num(gbs) + " != micro_batch_num · micro_batch_size · dp = " + num(mbn) + "·" +
+                                       num(mbs) + "·" + num(dp) + " = " + num(mbn * mbs * dp)});
+    Value doc = original ? *original : minimalTrainYaml(r);
+    if (!doc.isMap())
+        throw SpecError(Diagnostic{doc.mark(), "", "a train.yaml is a mapping of sections, got " + doc.describe()});
+    if (const Value* train = doc.find("train"))
+        throw SpecError(Diagnostic{train->mark(), "train",
+                                   "this is the older train: schema; Tessera writes the AutoModels schema "
+                                   "(model, training, accelerator, fsdp_config, activation_checkpoint, dataset)"});
+    doc.erase("context");
+
+    // An uneven placement goes where the seed's parser reads it; an even one needs none.
+    if (std::optional<Value> offset = offsetValue(r))
+        put(sectionOf(sectionOf(doc, "model", "model"), "config_overrides", "model.config_overrides"), "offset", std::move(*offset));
+    else if (Value* model = doc.find("model"); model && model->isMap() && model->find("config_overrides"))
+        if (Value* overrides = model->find("config_overrides"); overrides->isMap()) overrides->erase("offset");
+
+    Value& training = sectionOf(doc, "training", "training");
+    put(training, "global_batch_size", Value::integer(gbs));
+    put(training, "micro_batch_size", Value::integer(mbs));
+    training.erase("micro_batch_num");
+
+    Value& acc = sectionOf(doc, "accelerator", "accelerator");
+    put(acc, "tp_size", Value::integer(*e.tp), {"tp_degree"});
+    put(acc, "pp_size", Value::integer(*e.pp), {"pipeline_parallel_degree"});
+    put(acc, "cp_size", Value::integer(*e.cp), {"context_parallel_degree"});
+    put(acc, "ep_size", Value::integer(*e.ep), {"expert_parallel_degree"});
+    if (*e.vpp > 1) put(acc, "pp_interleave_num", Value::integer(*e.vpp));
+    else acc.erase("pp_interleave_num");
+    put(acc, "pipeline_scheduler", Value::string(*e.pp_schedule == "interleaved" ? "1f1b" : *e.pp_schedule));
+    put(acc, "sequence_parallel", Value::boolean(*e.sequence_parallel), {"use_seq_parallel"});
+    put(acc, "context_parallel_algo", Value::string(*e.cp_algo));
+    if (e.etp.value_or(0) > 1) put(acc, "expert_tensor_parallel_degree", Value::integer(*e.etp));
+    else acc.erase("expert_tensor_parallel_degree");
+    // The FSDP degree below is the whole sharding statement; these would override it.
+    for (const char* key : {"dp_replicate", "dp_shard", "micro_batch_num", "optimizer_weight_shard_size"}) acc.erase(key);
+
+    put(sectionOf(doc, "fsdp_config", "fsdp_config"), "dp_shard_size",
+        Value::integer(*e.optimizer_parallel ? *e.optimizer_shard : 1));
+
+    const CheckpointPlan plan = checkpointPlan(r);
+    Value& checkpoint = sectionOf(doc, "activation_checkpoint", "activation_checkpoint");
+    put(checkpoint, "mode", Value::string(plan.mode));
+    if (plan.layers.empty()) {
+        checkpoint.erase("layers");
+    } else {
+        Value layers = Value::map();
+        for (const CheckpointRange& range : plan.layers)
+            layers.set(range.first == range.last ? num(range.first) : num(range.first) + "-" + num(range.last),
+                       Value::string(range.mode));
+        put(checkpoint, "layers", std::move(layers));
+    }
+
+    Value& dataset = sectionOf(doc, "dataset", "dataset");
+    put(sectionOf(dataset, "data_transform", "dataset.data_transform"), "max_seq_len", Value::integer(*e.seq_length));
+    // Lower-priority spellings of the length keep their place but not a stale value.
+    if (Value* config = dataset.find("data_config"); config && config->isMap() && config->find("seq_length"))
+        config->set("seq_length", Value::integer(*e.seq_length));
+    if (Value* data = doc.find("data"); data && data->isMap() && data->find("max_seq_len"))
+        data->set("max_seq_len", Value::integer(*e.seq_length));
+    return toYaml(doc);
+}
+
+// ---- Reading ---------------------------------------------------------------
+
+namespace {
+
+// Where a field was found: its value and its dotted path in the train.yaml.
+struct Source {
+    const Value* value = nullptr;
+    std::string path;
+    explicit operator bool() const { return value != nullptr; }
+    const Mark& mark() const { return value->mark(); }
+};
+
+class TrainReader {
+public:
+    TrainReader(const Value& root, Diagnostics& d) : m_root(root), m_d(d) {}
+
+    // The first of `paths` the file states; `key:` with nothing after it is unstated.
+    Source find(std::initializer_list<std::string_view> paths) {
+        for (std::string_view path : paths)
+            if (const Value* v = walk(path); v && !v->isNull()) return {v, std::string(path)};
+        return {};
+    }
+    std::optional<std::int64_t> integer(const Source& s, IntRange range) {
+        return s ? readInteger(*s.value, range, s.path, m_d) : std::nullopt;
+    }
+    std::optional<double> real(const Source& s, RealRange range) {
+        return s ? readReal(*s.value, range, s.path, m_d) : std::nullopt;
+    }
+    std::optional<bool> flag(const Source& s) {
+        if (!s) return std::nullopt;
+        if (s.value->kind() == Value::Kind::Bool) return s.value->asBool();
+        refuse(s, "expected true or false, got " + s.value->describe());
+        return std::nullopt;
+    }
+    std::optional<std::string> text(const Source& s) {
+        if (!s) return std::nullopt;
+        if (s.value->kind() == Value::Kind::String) return s.value->asString();
+        refuse(s, "expected text, got " + s.value->describe());
+        return std::nullopt;
+    }
+    void refuse(const Source& s, const std::string& message) { m_d.add(s.mark(), s.path, message); }
+    Diagnostics& diagnostics() { return m_d; }
+    const Mark& rootMark() const { return m_root.mark(); }
+
+private:
+    const Value* walk(std::string_view path) {
+        const Value* at = &m_root;
+        std::size_t start = 0;
+        while (true) {
+            const std::size_t dot = path.find('.', start);
+            const Value* next = at->find(path.substr(start, dot == std::string_view::npos ? dot : dot - start));
+            if (!next || dot == std::string_view::npos) return next;
+            if (next->isNull()) return nullptr;
+            if (!next->isMap()) {
+                // A section given as a scalar: say so once, whichever field looked into it.
+                const std::string section(path.substr(0, dot));
+                if (m_badSections.insert(section).second)
+                    m_d.add(next->mark(), section, "expected a mapping, got " + next->describe());
+                return nullptr;
+            }
+            at = next;
+            start = dot + 1;
+        }
+    }
+
+    const Value& m_root;
+    Diagnostics& m_d;
+    std::set<std::string> m_badSections;
+};
+
+// The body and MTP layers of the model section, for placing the tail of a
+// per-layer plan; nullopt when the model cannot be read (reported elsewhere).
+std::optional<std::int64_t> modelLayers(const Value& model, const std::string& baseDir) {
+    try {
+        Value stub = Value::map();
+        stub.set("model", model);
+        stub.set("exec", Value::map());
+        stub.set("cluster", Value::map());
+        const ModelSpec m = resolveModel(scenarioFromValue(stub, "train.yaml", baseDir).model);
+        return *m.num_hidden_layers + m.mtp_depth.value_or(0);
+    } catch (const SpecError&) {
+        return std::nullopt;
+    }
+}
+
+Value readModel(TrainReader& in, const std::string& baseDir) {
+    Value section = Value::map();
+    // Trainer keys (attn_implementation, rope_scaling, ...) share config_overrides
+    // with the architecture; only ModelSpec's fields describe it.
+    const Source overrides = in.find({"model.config_overrides"});
+    if (overrides && !overrides.value->isMap()) in.refuse(overrides, "expected a mapping, got " + overrides.value->describe());
+    else if (overrides)
+        for (const Value::Entry& e : overrides.value->entries())
+            if (contains(fieldKeys<ModelSpec>(), e.key)) section.set(e.key, e.value, e.keyMark);
+    const Source where = in.find({"model.pretrained_model_name_or_path", "model.config_path"});
+    bool refused = false;  // one message about the model is enough
+    if (const std::optional<std::string> path = in.text(where)) {
+        fs::path p(*path);
+        if (p.is_relative()) p = fs::path(baseDir.empty() ? "." : baseDir) / p;
+        std::error_code ec;
+        if (fs::is_directory(p, ec)) p /= "config.json";
+        if (fs::exists(p, ec)) {
+            Value withFile = Value::map(where.mark());
+            withFile.set("file", Value::string(fs::absolute(p).lexically_normal().string(), where.mark()));
+            for (const Value::Entry& e : section.entries()) withFile.set(e.key, e.value, e.keyMark);
+            section = std::move(withFile);
+        } else if (section.entries().empty()) {
+            refused = true;
+            in.refuse(where, "'" + *path + "' is no local folder or file (Tessera reads no model hub): point it at a "
+                             "folder holding config.json, or state the model under model.config_overrides");
+        }
+    }
+    // HyperParallel's model.name picks its model module, which for Tessera's
+    // families is the family itself.
+    if (const Source name = in.find({"model.name"}); name && name.value->kind() == Value::Kind::String) {
+        if (!section.find("arch") && !section.find("file") && contains(modelFamilies(), name.value->asString()))
+            section.set("arch", *name.value);
+        if (!section.find("name")) section.set("name", *name.value);
+    }
+    if (!section.find("file") && section.entries().size() == (section.find("name") ? 1u : 0u) && !refused) {
+        const Source model = in.find({"model"});
+        in.diagnostics().add(model ? model.mark() : in.rootMark(), "model",
+                             "states no model Tessera can read: give its fields under model.config_overrides, or point "
+                             "model.pretrained_model_name_or_path at a local folder holding config.json");
+    }
+    return section;
+}
+
+// activation_checkpoint.layers key: "12" or "12-15".
+std::optional<std::pair<std::int64_t, std::int64_t>> layerSpan(const std::string& key) {
+    const auto dash = key.find('-');
+    auto number = [](std::string_view t) -> std::optional<std::int64_t> {
+        if (t.empty() || t.size() > 9 || !std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            return std::nullopt;
+        return std::stoll(std::string(t));
+    };
+    const auto first = number(std::string_view(key).substr(0, dash));
+    const auto last = dash == std::string::npos ? first : number(std::string_view(key).substr(dash + 1));
+    if (!first || !last || *last < *first) return std::nullopt;
+    return std::pair{*first, *last};
+}
+
+std::optional<std::string> optionOf(TrainReader& in, const Source& s) {
+    const std::optional<std::string> mode = in.text(s);
+    if (!mode) return std::nullopt;
+    if (*mode == "off" || *mode == "none") return std::string("none");  // `none` is the older schema's off
+    if (*mode == "full" || *mode == "selective") return mode;
+    in.refuse(s, "expected off, full or selective, got " + s.value->describe());
+    return std::nullopt;
+}
+
+Value rangeValue(std::int64_t first, std::optional<std::int64_t> count, const std::string& option, const Mark& mark) {
+    Value v = Value::map(mark);
+    v.set("first", Value::integer(first, mark));
+    if (count) v.set("count", Value::integer(*count, mark));
+    v.set("option", Value::string(option, mark));
+    return v;
+}
+
+// activation_checkpoint as recompute ranges covering the model in order.
+void readRecompute(TrainReader& in, const Value& model, const std::string& baseDir, Value& exec) {
+    const Source modeAt = in.find({"activation_checkpoint.mode", "train.gradient_checkpointing.activation_checkpoint"});
+    const Source layersAt = in.find({"activation_checkpoint.layers"});
+    if (!modeAt && !layersAt) return;
+    const std::string base = modeAt ? optionOf(in, modeAt).value_or("") : "none";
+    if (base.empty()) return;
+    const Mark& mark = (modeAt ? modeAt : layersAt).mark();
+    struct Span { std::int64_t first, last; std::string option; Mark mark; };
+    std::vector<Span> spans;
+    if (layersAt && !layersAt.value->isMap()) in.refuse(layersAt, "expected a mapping of layers to modes, got " + layersAt.value->describe());
+    else if (layersAt) {
+        for (const Value::Entry& e : layersAt.value->entries()) {
+            const Source at{&e.value, layersAt.path + "." + e.key};
+            const auto span = layerSpan(e.key);
+            if (!span) in.diagnostics().add(e.keyMark, at.path, "expected a layer \"i\" or a range \"first-last\", got '" + e.key + "'");
+            const std::optional<std::string> option = optionOf(in, at);
+            if (span && option && *option != base) spans.push_back({span->first, span->second, *option, e.keyMark});
+        }
+    }
+    std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.first < b.first; });
+    Value ranges = Value::list(mark);
+    std::int64_t next = 0;  // first layer not yet covered
+    for (const Span& s : spans) {
+        if (s.first < next) {
+            in.diagnostics().add(s.mark, layersAt.path, "layers " + num(s.first) + "-" + num(s.last) + " overlap a range before them");
+            return;
+        }
+        if (s.first > next && base != "none") ranges.push(rangeValue(next, s.first - next, base, mark));
+        ranges.push(rangeValue(s.first, s.last - s.first + 1, s.option, s.mark));
+        next = s.last + 1;
+    }
+    if (spans.empty() || base != "none") {
+        // Ranges must stay inside the model, so an open tail after the last
+        // listed layer needs the model's layer count.
+        const std::optional<std::int64_t> layers = spans.empty() ? std::nullopt : modelLayers(model, baseDir);
+        if (!spans.empty() && !layers) {
+            in.refuse(layersAt, "the model's layer count is needed to run the remaining layers " + modeOf(base) + ", and the model cannot be read");
+            return;
+        }
+        if (spans.empty() || next < *layers) ranges.push(rangeValue(next, std::nullopt, base, mark));
+    }
+    exec.set("recompute", std::move(ranges), mark);
+    // The trainer's selective mode is its own op policy, whatever Tessera would pick.
+    bool selective = base == "selective";
+    for (const Span& s : spans) selective = selective || s.option == "selective";
+    if (selective) exec.set("selective_rule", Value::string("hyperparallel", mark), mark);
+}
+
+}  // namespace
+
+Value scenarioFromTrainYaml(const Value& root, const std::string& baseDir, Diagnostics& d) {
+    Value scenario = Value::map(root.mark());
+    if (!root.isMap()) {
+        d.add(root.mark(), "", "a train.yaml is a mapping of sections (model, training, accelerator, ...); got " + root.describe());
+        return scenario;
+    }
+    TrainReader in(root, d);
+    Value exec = Value::map(root.mark());
+    auto state = [&](const char* key, const Source& s, Value v) { exec.set(key, std::move(v), s.mark()); };
+    // A whole number at the first of `paths`, stated as exec.<key>.
+    auto count = [&](const char* key, std::initializer_list<std::string_view> paths, IntRange range = IntRange{1}) {
+        const Source s = in.find(paths);
+        const std::optional<std::int64_t> n = in.integer(s, range);
+        if (n) state(key, s, Value::integer(*n, s.mark()));
+        return n;
+    };
+
+    // The AutoModels keys first, then the older aliases the seed's parsers read.
+    count("tp", {"accelerator.tp_size", "accelerator.tp_degree", "train.accelerator.tp_degree"});
+    count("pp", {"accelerator.pp_size", "accelerator.pipeline_parallel_degree", "train.accelerator.pipeline_parallel_degree"});
+    const auto vpp = count("vpp", {"accelerator.pp_interleave_num", "train.accelerator.pp_interleave_num"});
+    const auto cp = count("cp", {"accelerator.cp_size", "accelerator.context_parallel_degree", "train.accelerator.context_parallel_degree"});
+    count("ep", {"accelerator.ep_size", "accelerator.expert_parallel_degree", "train.accelerator.expert_parallel_degree"});
+    count("etp", {"accelerator.expert_tensor_parallel_degree", "train.accelerator.expert_tensor_parallel_degree"}, IntRange{0});
+    const Source sp = in.find({"accelerator.sequence_parallel", "accelerator.use_seq_parallel", "train.accelerator.use_seq_parallel"});
+    if (const auto on = in.flag(sp)) state("sequence_parallel", sp, Value::boolean(*on, sp.mark()));
+    count("micro_batch_size", {"training.micro_batch_size", "train.micro_batch_size"});
+    count("micro_batch_num", {"training.micro_batch_num", "train.micro_batch_num"});
+    count("global_batch_size", {"training.global_batch_size", "train.global_batch_size"});
+    count("seq_length", {"dataset.data_transform.max_seq_len", "dataset.data_config.seq_length", "data.max_seq_len",
+                         "model.config_overrides.seq_length"});
+
+    // FSDP: a shard degree above 1 shards the optimizer states (and, in
+    // HyperParallel, over dp·cp: its FSDP domain spans context parallelism).
+    const Source shardAt = in.find({"fsdp_config.dp_shard_size", "accelerator.dp_shard", "train.accelerator.dp_shard"});
+    const std::optional<std::int64_t> shard = in.integer(shardAt, IntRange{1});
+    if (shard) {
+        state("optimizer_parallel", shardAt, Value::boolean(*shard > 1, shardAt.mark()));
+        const Source owssAt = in.find({"accelerator.optimizer_weight_shard_size", "train.accelerator.optimizer_weight_shard_size"});
+        const std::optional<std::int64_t> owss = in.integer(owssAt, IntRange{0});
+        if (*shard > 1 && owss.value_or(0) > 0) state("optimizer_shard", owssAt, Value::integer(*owss, owssAt.mark()));
+        else if (*shard > 1) state("optimizer_shard", shardAt, Value::integer(*shard, shardAt.mark()));
+        if (*shard > 1 && cp.value_or(1) > 1) state("shard_spans_cp", shardAt, Value::boolean(true, shardAt.mark()));
+    }
+
+    Value cluster = Value::map(root.mark());
+    const Source devicesAt = in.find({"context.device_num"});
+    if (const auto devices = in.integer(devicesAt, IntRange{1, 1 << 24})) {
+        cluster.set("devices", Value::integer(*devices, devicesAt.mark()), devicesAt.mark());
+    } else if (const Source replicateAt = in.find({"accelerator.dp_replicate", "train.accelerator.dp_replicate"})) {
+        // Without a device count the data-parallel domain is replicas × shards,
+        // which is dp·cp in HyperParallel (its shards span cp).
+        if (const auto replicas = in.integer(replicateAt, IntRange{1})) {
+            const std::int64_t domain = *replicas * shard.value_or(1), c = cp.value_or(1);
+            if (domain % c != 0)
+                in.refuse(replicateAt, "dp_replicate · dp_shard = " + num(domain) + " is the data-parallel domain dp·cp, "
+                                       "and must be a multiple of cp (" + num(c) + ")");
+            else state("dp", replicateAt, Value::integer(domain / c, replicateAt.mark()));
+        }
+    }
+
+    // HyperParallel names the interleaved schedule 1f1b with pp_interleave_num > 1.
+    const Source scheduleAt = in.find({"accelerator.pipeline_scheduler", "train.accelerator.pipeline_scheduler"});
+    const bool chunks = vpp.value_or(1) > 1;
+    if (const auto name = in.text(scheduleAt)) {
+        if (*name == "1f1b" || *name == "gpipe")
+            state("pp_schedule", scheduleAt, Value::string(*name == "1f1b" && chunks ? "interleaved" : *name, scheduleAt.mark()));
+        else if (*name == "seqpipe" || *name == "seqsmartvpp" || *name == "zero_bubble_v")
+            in.refuse(scheduleAt, "the " + *name + " schedule is not modelled; Tessera prices 1f1b (interleaved with "
+                                  "pp_interleave_num > 1) and gpipe");
+        else
+            in.refuse(scheduleAt, "unknown pipeline schedule " + scheduleAt.value->describe() + "; HyperParallel's are 1f1b "
+                                  "(interleaved with pp_interleave_num > 1), gpipe, seqpipe, seqsmartvpp and zero_bubble_v");
+    } else if (chunks) {
+        state("pp_schedule", in.find({"accelerator.pp_interleave_num", "train.accelerator.pp_interleave_num"}),
+              Value::string("interleaved"));
+    }
+    const Source algoAt = in.find({"accelerator.context_parallel_algo", "train.accelerator.context_parallel_algo"});
+    if (auto algo = in.text(algoAt)) {
+        if (*algo == "hybird_cp") algo = "hybrid_cp";  // the seed accepts its own typo
+        if (contains(kCpAlgorithms, *algo))
+            state("cp_algo", algoAt, Value::string(*algo, algoAt.mark()));
+        else in.refuse(algoAt, "expected one of " + choicesText(kCpAlgorithms) + ", got " + algoAt.value->describe());
+    }
+
+    const Source clipAt = in.find({"training.max_grad_norm", "train.max_grad_norm"});
+    if (const auto norm = in.real(clipAt, RealRange{0})) state("grad_clip", clipAt, Value::boolean(*norm > 0, clipAt.mark()));
+    const Source optimizerAt = in.find({"optimizer.name", "optimizer._target_"});
+    if (auto name = in.text(optimizerAt)) {
+        // "...optim.optimizer.AdamW" -> "adamw"
+        name = name->substr(name->find_last_of('.') == std::string::npos ? 0 : name->find_last_of('.') + 1);
+        std::transform(name->begin(), name->end(), name->begin(), [](unsigned char c) { return std::tolower(c); });
+        if (name->find("muon") != std::string::npos) state("optimizer", optimizerAt, Value::string("muon", optimizerAt.mark()));
+        else if (name->find("adam") != std::string::npos) state("optimizer", optimizerAt, Value::string("adamw", optimizerAt.mark()));
+        else in.refuse(optimizerAt, "an optimizer Tessera does not model (it models AdamW and Muon), got " + optimizerAt.value->describe());
+    }
+    const Source sliceAt = in.find({"activation_checkpoint.recompute_slice_activation"});
+    if (const auto on = in.flag(sliceAt)) state("recompute_slice_activation", sliceAt, Value::boolean(*on, sliceAt.mark()));
+    const Source memoryAt = in.find({"context.max_device_memory"});
+    if (const auto text = in.text(memoryAt)) {
+        if (parseMemory(*text)) state("device_memory", memoryAt, *memoryAt.value);
+        else in.refuse(memoryAt, "expected an amount of memory such as \"64GB\", got " + memoryAt.value->describe());
+    }
+    const Source capacityAt = in.find({"model.config_overrides.capacity_factor", "model.config_overrides.cap_fact"});
+    if (const auto cf = in.real(capacityAt, RealRange{0, 1e6, true, false}))
+        state("capacity_factor", capacityAt, Value::number(*cf, capacityAt.mark()));
+    if (const Source offsetAt = in.find({"model.config_overrides.offset"})) state("offset", offsetAt, *offsetAt.value);
+
+    Value model = readModel(in, baseDir);
+    readRecompute(in, model, baseDir, exec);
+
+    const Source modelAt = in.find({"model"});
+    scenario.set("model", inTableOrder<ModelSpec>(model), modelAt ? modelAt.mark() : root.mark());
+    scenario.set("exec", inTableOrder<ExecSpec>(exec));
+    scenario.set("cluster", std::move(cluster));
+    return scenario;
+}
+
+}  // namespace tessera::core
