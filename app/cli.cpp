@@ -1,20 +1,25 @@
 #include "cli.h"
 
+#include "traincommand.h"
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <thread>
 
 #include "io/emit.h"
 #include "io/estimatereport.h"
 #include "io/hfimport.h"
 #include "io/overrides.h"
 #include "io/presets.h"
+#include "io/searchreport.h"
+#include "io/trainyaml.h"
 #include "io/scenarioio.h"
 #include "io/specwriter.h"
 #include "model/estimate.h"
 #include "model/parameters.h"
 #include "resolve/resolve.h"
+#include "search/search.h"
 #include "io/showreport.h"
 #include "units/units.h"
 
@@ -121,6 +126,64 @@ int cmdEstimate(const std::vector<std::string>& args) {
     return kExitOk;
 }
 
+int cmdSearch(const std::vector<std::string>& args) {
+    std::vector<std::string> scenarioArgsOnly;
+    int threads = int(std::max(1u, std::thread::hardware_concurrency()));
+    std::size_t top = 10, pick = 1;
+    std::string output, trainInput;
+    bool force = false;
+    auto number = [&](std::size_t& i, const std::string& flag) -> long long {
+        if (i + 1 >= args.size()) throw UsageError{"search: " + flag + " needs a number"};
+        try {
+            const long long n = std::stoll(args[++i]);
+            if (n < 1) throw std::invalid_argument("");
+            return n;
+        } catch (const std::exception&) {
+            throw UsageError{"search: " + flag + " needs a whole number of at least 1, got " + args[i]};
+        }
+    };
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "--threads") threads = int(number(i, a));
+        else if (a == "--top") top = std::size_t(number(i, a));
+        else if (a == "--pick") pick = std::size_t(number(i, a));
+        else if (a == "--force") force = true;
+        else if (a == "-o" || a == "--output") {
+            if (i + 1 >= args.size()) throw UsageError{"search: -o needs a file name"};
+            output = args[++i];
+        } else if (a == "--train-yaml") {
+            if (i + 1 >= args.size()) throw UsageError{"search: --train-yaml needs a file name"};
+            trainInput = args[++i];
+        } else if (a == "--set" && i + 1 < args.size()) {
+            scenarioArgsOnly.push_back(a), scenarioArgsOnly.push_back(args[++i]);
+        } else {
+            scenarioArgsOnly.push_back(a);
+        }
+    }
+    const ScenarioArgs a = scenarioArgs("search", scenarioArgsOnly);
+    std::string baseDir;
+    Value document = scenarioDocument(a.file, &baseDir);
+    for (const std::string& assignment : a.overrides) applyOverride(document, assignment);
+    const Scenario scenario = scenarioFromValue(document, a.file, baseDir);
+    const SearchSetup setup = searchSetup(scenario);
+    SearchOptions options;
+    options.threads = threads;
+    const SearchResult result = runSearch(setup, options);
+    std::cout << (a.json ? searchJson(setup, result, top) : searchText(setup, result, top));
+    if (!output.empty()) {
+        if (result.top.empty()) throw std::runtime_error("no strategy fits: nothing to write to " + output);
+        if (pick > result.top.size())
+            throw UsageError{"search: --pick " + std::to_string(pick) + " but only " + std::to_string(result.top.size()) +
+                             " strategies were kept"};
+        const ResolvedScenario chosen = resolve(scenarioWithCandidate(scenario, result.top[pick - 1]));
+        std::optional<Value> original;
+        if (!trainInput.empty()) original = scenarioDocument(trainInput, nullptr);
+        writeFileAtomic(output, trainYaml(chosen, original ? &*original : nullptr), force);
+        if (!a.json) std::cout << "\nWrote " << output << " for strategy " << pick << ": " << result.top[pick - 1].label() << '\n';
+    }
+    return result.feasible > 0 ? kExitOk : kExitInvalid;
+}
+
 int cmdPresets(const std::vector<std::string>& args) {
     if (!args.empty()) throw UsageError{"presets takes no arguments"};
     for (auto [kind, title] : {std::pair{PresetKind::Model, "Models"}, {PresetKind::Device, "Devices"},
@@ -183,10 +246,14 @@ std::string usage() {
                                           print the resolved scenario and its parameter counts
        tessera estimate FILE [--set S.K=V ...] [--json]
                                           per-stage memory and step time of the scenario's strategy
+       tessera search FILE [--set S.K=V ...] [--threads N] [--top N] [--json]
+                      [-o TRAIN.yaml [--pick N] [--train-yaml ORIGINAL.yaml] [--force]]
+                                          search the scenario's strategy space (its search
+                                          section); -o writes the resolved train.yaml
        tessera presets                    list the built-in models, devices and scenarios
        tessera import-hf CONFIG.json [-o MODEL.yaml] [--force]
                                           turn a Hugging Face config.json into a model section
-       tessera --help | --version
+)" + importTrainUsage() + R"(       tessera --help | --version
 
 FILE is a scenario in YAML or JSON, or the id of a built-in scenario (see presets).
 A scenario has the sections model, exec, cluster and (optional) search; a section
@@ -197,14 +264,15 @@ may name a preset (model: llama3-70b) or a file (model: {file: config.json}).
 Exit codes:
   0   success
   1   a file could not be read or written
-  2   the input was refused (each problem printed as file:line:column: field: message)
+  2   the input was refused (each problem printed as file:line:column: field: message),
+      or a search found no strategy that fits
   64  the command line is wrong
 )";
 }
 
 bool isCliInvocation(const std::vector<std::string>& args) {
     if (args.empty()) return false;
-    static const char* kCommands[] = {"validate", "show", "estimate", "presets", "import-hf", "--help", "-h", "help", "--version"};
+    static const char* kCommands[] = {"validate", "show", "estimate", "search", "import-train", "presets", "import-hf", "--help", "-h", "help", "--version"};
     return std::any_of(std::begin(kCommands), std::end(kCommands), [&](const char* c) { return args[0] == c; });
 }
 
@@ -223,6 +291,8 @@ int runCli(const std::vector<std::string>& args) {
         if (command == "validate") return cmdValidate(rest);
         if (command == "show") return cmdShow(rest);
         if (command == "estimate") return cmdEstimate(rest);
+        if (command == "search") return cmdSearch(rest);
+        if (command == "import-train") return runImportTrain(rest);
         if (command == "presets") return cmdPresets(rest);
         if (command == "import-hf") return cmdImportHf(rest);
         throw UsageError{"unknown command " + command};

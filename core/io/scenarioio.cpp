@@ -6,6 +6,7 @@
 #include "io/emit.h"
 #include "io/hfimport.h"
 #include "io/presets.h"
+#include "io/seedsearch.h"
 #include "io/specreader.h"
 #include "io/specwriter.h"
 
@@ -141,8 +142,10 @@ void readCluster(const Value& v, Scenario& s, Context& c) {
     refuseUnknownKeys(*map, {"device", "devices", "nodes", "rank_order"}, "cluster", c.d);
 }
 
-Scenario readScenario(const Value& root, const std::string& name, const std::string& baseDir) {
+Scenario readScenario(const Value& stated, const std::string& name, const std::string& baseDir) {
     Diagnostics d;
+    // HyperParallel's search configuration reads as the scenario it describes.
+    const Value root = isSeedSearchConfig(stated) ? scenarioFromSeedSearch(stated, d) : stated;
     Context c{baseDir, d};
     Scenario s;
     s.source = name;

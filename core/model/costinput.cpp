@@ -119,7 +119,7 @@ ModelShape modelShape(const ModelSpec& m) {
     return s;
 }
 
-CostInput costInput(const ResolvedScenario& r) {
+CostInput runCostInput(const ResolvedScenario& r) {
     const ModelSpec& m = r.scenario.model;
     const ExecSpec& e = r.scenario.exec;
     const DeviceSpec& d = *r.scenario.cluster.device;
@@ -154,12 +154,28 @@ CostInput costInput(const ResolvedScenario& r) {
     run.groupedGemm = *e.grouped_gemm;
     run.capacityFactor = e.capacity_factor.value_or(1.0);
     run.memoryBudget = e.device_memory.value_or(dev.memory);
+    Strategy& st = in.strategy;
+    for (std::size_t i = 0; i < st.rankOrder.size(); ++i) {
+        const std::string& dim = (*r.scenario.cluster.rank_order)[i];
+        st.rankOrder[i] = dim == "tp" ? RankDim::Tp : dim == "cp" ? RankDim::Cp : dim == "ep" ? RankDim::Ep
+                        : dim == "dp" ? RankDim::Dp : RankDim::Pp;
+    }
+    st.flash = *e.flash_attention;
+    st.cpAlgorithm = *e.cp_algo == "ulysses_cp" ? CpAlgorithm::AllToAll
+                     : *e.cp_algo == "hybrid_cp" ? CpAlgorithm::Hybrid
+                                                 : CpAlgorithm::Ring;
+    st.mtpOnStages = *e.mtp_in_offset;
+    return in;
+}
 
+CostInput costInput(const ResolvedScenario& r) {
+    const ExecSpec& e = r.scenario.exec;
+    CostInput in = runCostInput(r);
     Strategy& st = in.strategy;
     st.dp = *e.dp, st.tp = *e.tp, st.pp = *e.pp, st.vpp = *e.vpp, st.cp = *e.cp, st.ep = *e.ep;
     st.etp = expertTp(e);
     st.mbs = *e.micro_batch_size, st.mbn = *e.micro_batch_num;
-    st.sp = *e.sequence_parallel, st.flash = *e.flash_attention;
+    st.sp = *e.sequence_parallel;
     st.optimizerSharded = *e.optimizer_parallel;
     st.gradSharded = *e.grad_shard;
     st.fsdp = *e.grad_shard_as_params;
@@ -171,16 +187,7 @@ CostInput costInput(const ResolvedScenario& r) {
     st.schedule = *e.pp_schedule == "interleaved" ? Schedule::Interleaved
                   : *e.pp_schedule == "gpipe"     ? Schedule::GPipe
                                                   : Schedule::OneFOneB;
-    st.cpAlgorithm = *e.cp_algo == "ulysses_cp" ? CpAlgorithm::AllToAll
-                     : *e.cp_algo == "hybrid_cp" ? CpAlgorithm::Hybrid
-                                                 : CpAlgorithm::Ring;
     st.partition = r.partition.layers;
-    for (std::size_t i = 0; i < st.rankOrder.size(); ++i) {
-        const std::string& dim = (*r.scenario.cluster.rank_order)[i];
-        st.rankOrder[i] = dim == "tp" ? RankDim::Tp : dim == "cp" ? RankDim::Cp : dim == "ep" ? RankDim::Ep
-                        : dim == "dp" ? RankDim::Dp : RankDim::Pp;
-    }
-    st.mtpOnStages = *e.mtp_in_offset;
 
     // Recompute classes per layer in model order.
     const std::size_t layers = in.model.layerKind.size();

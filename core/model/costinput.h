@@ -106,6 +106,9 @@ struct CostInput {
 
 // Everything the cost model reads, from a resolved scenario.
 CostInput costInput(const ResolvedScenario& r);
+// The model, device and run of a scenario resolved by resolveRun(), with the
+// strategy at its defaults: the base a search fills candidates into.
+CostInput runCostInput(const ResolvedScenario& r);
 ModelShape modelShape(const ModelSpec& resolvedModel);
 // The keep-mask a selective rule gives (reference/hyperparallel.md §4.7; Megatron:
 // Korthikanti et al. 2022 §4.2, the attention core).

@@ -25,7 +25,17 @@ ResolvedScenario resolve(const Scenario& stated) {
     r.resolveCluster();
     // Exec rules read the model and cluster; with either broken they would only
     // repeat the same problem in other words.
-    if (r.diagnostics().empty()) r.resolveExec();
+    if (r.diagnostics().empty()) r.resolveExecRun();
+    if (r.diagnostics().empty()) r.resolveExecStrategy();
+    r.diagnostics().raiseIfAny();
+    return std::move(r.out());
+}
+
+ResolvedScenario resolveRun(const Scenario& stated) {
+    detail::Resolver r(stated);
+    r.resolveModel();
+    r.resolveCluster();
+    if (r.diagnostics().empty()) r.resolveExecRun();
     r.diagnostics().raiseIfAny();
     return std::move(r.out());
 }

@@ -33,6 +33,11 @@ struct ResolvedScenario {
 // Throws SpecError listing every broken rule.
 ResolvedScenario resolve(const Scenario& stated);
 
+// The model, the cluster and the run-wide exec fields (byte widths, sequence,
+// optimizer, defaults) without the rules a strategy must keep: the base a search
+// varies the strategy on. The partition is left empty.
+ResolvedScenario resolveRun(const Scenario& stated);
+
 // A model on its own, resolved as resolve() would (family defaults, derivations,
 // model rules); throws SpecError.
 ModelSpec resolveModel(const ModelSpec& stated, std::map<std::string, Filled>* filled = nullptr);

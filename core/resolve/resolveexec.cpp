@@ -10,7 +10,7 @@ namespace {
 std::string num(std::int64_t n) { return std::to_string(n); }
 }  // namespace
 
-void Resolver::resolveExec() {
+void Resolver::resolveExecRun() {
     ExecSpec& e = exec();
     const ModelSpec& m = model();
     fillFrom(e, execDefaults(), "exec", Origin::Default, "");
@@ -29,6 +29,11 @@ void Resolver::resolveExec() {
                               {"softmax_bytes", &e.softmax_bytes}, {"norm_bytes", &e.norm_bytes}})
         if (*field == 0) refuse(std::string("exec.") + key, "a tensor cannot take 0 bytes per element");
 
+}
+
+void Resolver::resolveExecStrategy() {
+    ExecSpec& e = exec();
+    const ModelSpec& m = model();
     // Degrees and the devices.
     const std::int64_t devices = *cluster().devices;
     const std::int64_t tp = *e.tp, pp = *e.pp, cp = *e.cp, vpp = *e.vpp, ep = *e.ep;

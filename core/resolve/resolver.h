@@ -37,7 +37,8 @@ public:
 
     void resolveModel();
     void resolveCluster();
-    void resolveExec();
+    void resolveExecRun();       // defaults and run-wide rules (byte widths, sequence, optimizer)
+    void resolveExecStrategy();  // degrees, batch, pipeline, recompute: what a search varies
 
 private:
     ResolvedScenario m_out;

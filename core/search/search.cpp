@@ -1,0 +1,210 @@
+#include "search/search.h"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+
+#include "model/estimate.h"
+#include "search/validity.h"
+
+namespace tessera::core {
+
+std::string Candidate::label() const {
+    char buffer[160];
+    std::snprintf(buffer, sizeof buffer, "dp%lld tp%lld pp%lld vpp%lld cp%lld ep%lld mbs%lld×%lld %s %s%s%s",
+                  (long long)dp, (long long)tp, (long long)pp, (long long)vpp, (long long)cp, (long long)ep,
+                  (long long)mbs, (long long)mbn, recomputeName(recompute).c_str(), scheduleName(schedule).c_str(),
+                  sp ? " sp" : "", fsdp ? " fsdp" : gradSharded ? " zero2" : optimizerSharded ? " zero1" : "");
+    return buffer;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr std::uint64_t kBlock = 2048;  // candidates per work item: ~2 ms of work
+
+// Smaller is better; ties break on the candidate number.
+double objectiveKey(const Candidate& c, Objective o) {
+    return o == Objective::Memory ? double(c.peakMemory) : c.stepSeconds;
+}
+bool better(const Candidate& a, const Candidate& b, Objective o) {
+    const double ka = objectiveKey(a, o), kb = objectiveKey(b, o);
+    return ka != kb ? ka < kb : a.index < b.index;
+}
+bool dominates(const Candidate& a, const Candidate& b) {
+    return a.peakMemory <= b.peakMemory && a.stepSeconds <= b.stepSeconds &&
+           (a.peakMemory < b.peakMemory || a.stepSeconds < b.stepSeconds || a.index < b.index);
+}
+
+struct Partial {
+    std::vector<Candidate> top;     // heap by `better`, at most keep
+    std::vector<Candidate> front;   // non-dominated so far
+    std::array<std::uint64_t, kRefusalReasons> refused{};
+    std::map<std::string, std::uint64_t> memoryRefused;
+    std::optional<Candidate> lightest;
+    std::uint64_t evaluated = 0, feasible = 0;
+};
+
+void keepTop(Partial& p, const Candidate& c, Objective o, std::size_t keep) {
+    auto worse = [&](const Candidate& a, const Candidate& b) { return better(a, b, o); };  // max-heap of the worst
+    if (p.top.size() < keep) {
+        p.top.push_back(c);
+        std::push_heap(p.top.begin(), p.top.end(), worse);
+    } else if (better(c, p.top.front(), o)) {
+        std::pop_heap(p.top.begin(), p.top.end(), worse);
+        p.top.back() = c;
+        std::push_heap(p.top.begin(), p.top.end(), worse);
+    }
+}
+
+void keepFront(std::vector<Candidate>& front, const Candidate& c) {
+    for (const Candidate& f : front)
+        if (dominates(f, c)) return;
+    std::erase_if(front, [&](const Candidate& f) { return dominates(c, f); });
+    front.push_back(c);
+}
+
+std::string memoryBucket(Bytes need, Bytes limit) {
+    const double ratio = double(need) / double(limit), gib = double(limit) / double(GiB);
+    char buffer[96];
+    auto bucket = [&](double lo, double hi) {
+        std::snprintf(buffer, sizeof buffer, "needs %.1f-%.1f GiB, limit %.1f GiB", gib * lo, gib * hi, gib);
+        return std::string(buffer);
+    };
+    if (ratio <= 1.25) return bucket(1, 1.25);
+    if (ratio <= 1.5) return bucket(1.25, 1.5);
+    if (ratio <= 2) return bucket(1.5, 2);
+    std::snprintf(buffer, sizeof buffer, "needs over %.1f GiB, limit %.1f GiB", gib * 2, gib);
+    return buffer;
+}
+
+}  // namespace
+
+CostInput candidateInput(const SearchSetup& setup, const Candidate& c) {
+    CostInput in = setup.input;
+    Validity(setup).fill(c, in);
+    return in;
+}
+
+SearchResult runSearch(const SearchSetup& setup, const SearchOptions& options) {
+    const SearchSpace& space = setup.space;
+    const auto start = Clock::now();
+    SearchResult result;
+    result.spaceSize = space.size();
+    const std::vector<std::size_t> radix = space.radix();
+    std::atomic<std::uint64_t> next{0}, visited{0};
+    std::atomic<int> running{0};
+    std::mutex mutex;
+    std::condition_variable wake;
+    std::optional<Candidate> best;  // guarded by mutex, for progress only
+    const int threads = std::max(1, options.threads);
+    std::vector<Partial> partials(static_cast<std::size_t>(threads));
+
+    auto work = [&](Partial& part) {
+        CostInput in = setup.input;
+        Validity validity(setup);
+        std::size_t digits[kAxes];
+        while (!(options.cancel && options.cancel->load(std::memory_order_relaxed))) {
+            const std::uint64_t first = next.fetch_add(kBlock);
+            if (first >= result.spaceSize) break;
+            const std::uint64_t last = std::min(result.spaceSize, first + kBlock);
+            for (std::uint64_t index = first; index < last; ++index) {
+                std::uint64_t rest = index;
+                for (std::size_t a = kAxes; a-- > 0;) digits[a] = rest % radix[a], rest /= radix[a];
+                Candidate c;
+                c.index = index;
+                const Refusal why = validity.check(digits, c);
+                if (why != Refusal::None) {
+                    ++part.refused[std::size_t(why)];
+                    continue;
+                }
+                validity.fill(c, in);
+                const Summary s = evaluate(in);
+                ++part.evaluated;
+                c.peakMemory = s.peakMemory;
+                c.stepSeconds = s.stepSeconds;
+                c.tokensPerSecond = double(space.globalBatch) * double(in.run.seq) / s.stepSeconds;
+                if (s.peakMemory > space.memoryLimit) {
+                    ++part.memoryRefused[memoryBucket(s.peakMemory, space.memoryLimit)];
+                    if (!part.lightest || s.peakMemory < part.lightest->peakMemory ||
+                        (s.peakMemory == part.lightest->peakMemory && index < part.lightest->index))
+                        part.lightest = c;
+                    continue;
+                }
+                ++part.feasible;
+                keepTop(part, c, space.objective, space.keep);
+                keepFront(part.front, c);
+            }
+            visited.fetch_add(last - first, std::memory_order_relaxed);
+            if (!part.top.empty()) {
+                const Candidate& mine = *std::min_element(part.top.begin(), part.top.end(),
+                                                          [&](auto& a, auto& b) { return better(a, b, space.objective); });
+                std::lock_guard lock(mutex);
+                if (!best || better(mine, *best, space.objective)) best = mine;
+            }
+        }
+        std::lock_guard lock(mutex);
+        --running;
+        wake.notify_all();
+    };
+
+    running = threads;
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t) pool.emplace_back(work, std::ref(partials[std::size_t(t)]));
+    // The caller's thread works too when nobody wants progress; otherwise it reports.
+    if (!options.progress) {
+        work(partials[0]);
+    } else {
+        std::thread first(work, std::ref(partials[0]));
+        std::unique_lock lock(mutex);
+        while (running > 0) {
+            wake.wait_for(lock, std::chrono::milliseconds(50));
+            SearchProgress p;
+            p.candidates = visited.load();
+            p.fraction = result.spaceSize ? double(p.candidates) / double(result.spaceSize) : 1.0;
+            p.best = best;
+            lock.unlock();
+            options.progress(p);
+            lock.lock();
+        }
+        lock.unlock();
+        first.join();
+    }
+    for (std::thread& t : pool) t.join();
+
+    // Merge, in thread order; every choice breaks ties on the candidate number.
+    Partial all;
+    for (Partial& part : partials) {
+        all.evaluated += part.evaluated;
+        all.feasible += part.feasible;
+        for (std::size_t r = 0; r < kRefusalReasons; ++r) all.refused[r] += part.refused[r];
+        for (const auto& [why, n] : part.memoryRefused) all.memoryRefused[why] += n;
+        if (part.lightest && (!all.lightest || part.lightest->peakMemory < all.lightest->peakMemory ||
+                              (part.lightest->peakMemory == all.lightest->peakMemory && part.lightest->index < all.lightest->index)))
+            all.lightest = part.lightest;
+        for (const Candidate& c : part.top) keepTop(all, c, space.objective, space.keep);
+        for (const Candidate& c : part.front) keepFront(all.front, c);
+    }
+    result.evaluated = all.evaluated;
+    result.feasible = all.feasible;
+    result.visited = visited.load();
+    result.cancelled = options.cancel && options.cancel->load() && result.visited < result.spaceSize;
+    for (std::size_t r = 1; r < kRefusalReasons; ++r)
+        if (all.refused[r]) result.refused[refusalText(Refusal(r))] = all.refused[r];
+    for (const auto& [why, n] : all.memoryRefused) result.refused[why] = n;
+    result.top = std::move(all.top);
+    std::sort(result.top.begin(), result.top.end(), [&](auto& a, auto& b) { return better(a, b, space.objective); });
+    result.pareto = std::move(all.front);
+    std::sort(result.pareto.begin(), result.pareto.end(), [](auto& a, auto& b) {
+        return a.peakMemory != b.peakMemory ? a.peakMemory < b.peakMemory : a.index < b.index;
+    });
+    result.lightestRefused = all.lightest;
+    if (result.feasible == 0) result.advice = adviceWhenNothingFits(setup, result);
+    result.elapsedSeconds = std::chrono::duration<double>(Clock::now() - start).count();
+    return result;
+}
+
+}  // namespace tessera::core

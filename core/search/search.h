@@ -1,0 +1,66 @@
+#pragma once
+// The strategy search: every candidate of a SearchSpace, checked against the
+// validity rules (each refusal counted under its reason), priced with the
+// closed-form cost model, and kept only while it can still matter: a running top-K
+// by the objective and the Pareto front of peak memory against step time, so memory
+// stays bounded however large the space.
+//
+// Candidates are numbered in mixed radix over the axes; worker threads take blocks
+// of numbers from a shared counter and keep their own top-K, front and counts, which
+// are merged at the end with ties broken by candidate number - so the result is the
+// same whatever the thread count. The caller's thread reports progress at least ten
+// times a second and watches the cancel flag; workers check it every block (a few
+// milliseconds of work). No Qt: the GUI wraps this in its own worker.
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "search/space.h"
+
+namespace tessera::core {
+
+struct Candidate {
+    std::uint64_t index = 0;  // position in the space: ties resolve by it
+    std::int64_t dp = 1, tp = 1, pp = 1, vpp = 1, cp = 1, ep = 1, mbs = 1, mbn = 1;
+    bool sp = false, optimizerSharded = false, gradSharded = false, fsdp = false;
+    RecomputeMode recompute = RecomputeMode::None;
+    Schedule schedule = Schedule::OneFOneB;
+    Bytes peakMemory = 0;
+    double stepSeconds = 0;
+    double tokensPerSecond = 0;
+    std::string label() const;  // "dp2 tp8 pp4 vpp1 mbs1 selective"
+};
+
+struct SearchProgress {
+    double fraction = 0;
+    std::uint64_t candidates = 0;  // looked at so far
+    std::optional<Candidate> best;
+};
+
+struct SearchOptions {
+    int threads = 1;
+    std::function<void(const SearchProgress&)> progress;  // called on the caller's thread
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+struct SearchResult {
+    std::uint64_t spaceSize = 0, evaluated = 0, feasible = 0, visited = 0;
+    std::map<std::string, std::uint64_t> refused;  // reason -> count
+    std::vector<Candidate> top;     // best first, by the objective
+    std::vector<Candidate> pareto;  // by peak memory, ascending
+    std::optional<Candidate> lightestRefused;  // the least memory any over-limit candidate needs
+    bool cancelled = false;
+    double elapsedSeconds = 0;
+    std::vector<std::string> advice;  // when nothing fits: what to widen
+};
+
+SearchResult runSearch(const SearchSetup& setup, const SearchOptions& options = {});
+
+// The candidate as a strategy the cost model prices, on the setup's base.
+CostInput candidateInput(const SearchSetup& setup, const Candidate& c);
+
+}  // namespace tessera::core

@@ -1,0 +1,56 @@
+#pragma once
+// The strategy space a search walks: for each dimension the candidate values, from
+// the scenario's search section (a list, or `auto`), or the exec section's value when
+// the search does not name the dimension. `auto` takes every value the validity
+// rules could admit, bounded as the seed's search bounds them (reference §6.2):
+// degrees that divide the devices (and the heads, experts, layers they split),
+// micro-batch sizes dividing the per-replica batch, both states of a switch, every
+// schedule and recompute mode.
+//
+// dp and micro_batch_num are not enumerated: each candidate derives them
+// (dp = devices / (tp·pp·cp), micro-batches = global batch / (mbs·dp)), and a listed
+// dp or micro_batch_num becomes a filter.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/costinput.h"
+#include "resolve/resolve.h"
+
+namespace tessera::core {
+
+enum class Objective : std::uint8_t { StepTime, Memory, TokensPerSecond };
+enum class RecomputeMode : std::uint8_t { None, Selective, Full };
+
+struct SearchSpace {
+    std::vector<std::int64_t> tp, pp, vpp, cp, ep, mbs;
+    std::vector<std::int64_t> dpFilter, mbnFilter;  // empty: any
+    std::vector<bool> sp, optimizerSharded, gradSharded, fsdp;
+    std::vector<RecomputeMode> recompute;
+    std::vector<Schedule> schedule;
+    std::vector<std::string> varied;  // exec keys the search varies, for output
+
+    std::int64_t devices = 1, globalBatch = 1;
+    Bytes memoryLimit = 0;
+    Objective objective = Objective::StepTime;
+    std::size_t keep = 50;
+    std::string selectiveRule = "megatron";
+
+    // Axis sizes in enumeration order (innermost last) and their product.
+    std::vector<std::size_t> radix() const;
+    std::uint64_t size() const;
+};
+
+// The space of a scenario (its search section, or a default space when it has none),
+// and the base the candidates fill in. Throws SpecError.
+struct SearchSetup {
+    ResolvedScenario base;  // resolveRun(): model, cluster and run-wide exec fields
+    CostInput input;        // runCostInput(base)
+    SearchSpace space;
+};
+SearchSetup searchSetup(const Scenario& scenario);
+
+std::string recomputeName(RecomputeMode mode);
+std::string scheduleName(Schedule schedule);
+
+}  // namespace tessera::core

@@ -1,0 +1,143 @@
+#include "search/validity.h"
+
+#include <algorithm>
+
+namespace tessera::core {
+
+std::string refusalText(Refusal r) {
+    switch (r) {
+    case Refusal::None: return "";
+    case Refusal::DevicesNotDivided: return "tp·pp·cp does not divide the devices";
+    case Refusal::DpNotListed: return "dp is not one of the listed candidates";
+    case Refusal::HeadsNotDivided: return "tp does not divide the attention or key/value heads";
+    case Refusal::SequenceParallelWithoutTp: return "sequence parallelism needs tp > 1";
+    case Refusal::ChunksWithoutPipeline: return "virtual chunks need pp > 1";
+    case Refusal::ScheduleNeedsChunks: return "the interleaved schedule needs vpp > 1";
+    case Refusal::ChunksNeedInterleaved: return "vpp > 1 needs the interleaved schedule";
+    case Refusal::LayersNotSplit: return "the layers do not split evenly over pp·vpp";
+    case Refusal::BatchNotDivided: return "the global batch is not a multiple of micro_batch_size·dp";
+    case Refusal::MicroBatchesNotListed: return "micro_batch_num is not one of the listed candidates";
+    case Refusal::TooFewMicroBatches: return "fewer micro-batches than pipeline stages";
+    case Refusal::InterleavedGroups: return "the interleaved schedule needs micro-batches in multiples of pp";
+    case Refusal::ExpertsOnDense: return "expert parallelism on a dense model";
+    case Refusal::ExpertsNotDivided: return "ep does not divide the experts";
+    case Refusal::ExpertGroupsNotFitting: return "ep·tp does not divide dp·tp·cp";
+    case Refusal::ContextSequence: return "the sequence is not a multiple of 2·cp";
+    case Refusal::SequenceParallelSequence: return "the sequence is not a multiple of tp·cp";
+    case Refusal::ShardingWithoutOptimizer: return "sharded gradients or FSDP need optimizer sharding";
+    case Refusal::ShardingRedundant: return "FSDP already shards gradients (grad_shard is redundant)";
+    case Refusal::ScheduleWithoutPipeline: return "a pipeline schedule other than 1f1b without pipelining (the same strategy)";
+    case Refusal::SelectiveKeepsEverything: return "selective recompute drops nothing here (flash attention keeps no scores): the same as none";
+    case Refusal::Count: break;
+    }
+    return "?";
+}
+
+Validity::Validity(const SearchSetup& setup) : m_setup(setup) {
+    const ModelShape& m = setup.input.model;
+    m_heads = m.a;
+    m_kvHeads = m.kvLora > 0 ? m.a : m.g;
+    m_layers = m.bodyLayers + (setup.input.strategy.mtpOnStages ? m.mtpLayers : 0);
+    m_experts = m.experts;
+    m_seq = setup.input.run.seq;
+    m_linKey = m.linKeyHeads;
+    m_linValue = m.linValueHeads;
+    // With flash attention the score tensors the rules drop do not exist.
+    const OpMask scores = kOpSoftmax | kOpHeadCast | kOpScoreDropout;
+    for (int sp = 0; sp < 2; ++sp) {
+        OpMask keep = selectiveRuleMask(setup.space.selectiveRule, setup.input.strategy.flash, sp == 1);
+        if (setup.input.strategy.flash) keep |= scores;
+        if (!sp) keep |= kOpGather;  // nothing to re-gather without sequence parallelism
+        // A duplicate only when `none` is also a candidate; chosen alone, it is the run's.
+        const auto& modes = setup.space.recompute;
+        m_selectiveIsNoOp[sp] = (keep & kOpAll) == kOpAll && std::find(modes.begin(), modes.end(), RecomputeMode::None) != modes.end();
+    }
+}
+
+Refusal Validity::check(const std::size_t* d, Candidate& c) const {
+    const SearchSpace& s = m_setup.space;
+    c.tp = s.tp[d[0]], c.pp = s.pp[d[1]], c.cp = s.cp[d[2]], c.vpp = s.vpp[d[3]], c.ep = s.ep[d[4]], c.mbs = s.mbs[d[5]];
+    c.sp = s.sp[d[6]], c.optimizerSharded = s.optimizerSharded[d[7]], c.gradSharded = s.gradSharded[d[8]];
+    c.fsdp = s.fsdp[d[9]], c.recompute = s.recompute[d[10]], c.schedule = s.schedule[d[11]];
+    const std::int64_t model = c.tp * c.pp * c.cp;
+    if (s.devices % model != 0) return Refusal::DevicesNotDivided;
+    c.dp = s.devices / model;
+    if (!s.dpFilter.empty() && std::find(s.dpFilter.begin(), s.dpFilter.end(), c.dp) == s.dpFilter.end())
+        return Refusal::DpNotListed;
+    if (m_heads % c.tp || m_kvHeads % c.tp || (m_linKey && (m_linKey % c.tp || m_linValue % c.tp)))
+        return Refusal::HeadsNotDivided;
+    if (c.sp && c.tp == 1) return Refusal::SequenceParallelWithoutTp;
+    if (c.pp == 1 && c.schedule != Schedule::OneFOneB) return Refusal::ScheduleWithoutPipeline;
+    if (c.vpp > 1 && c.pp == 1) return Refusal::ChunksWithoutPipeline;
+    if (c.schedule == Schedule::Interleaved && c.vpp == 1) return Refusal::ScheduleNeedsChunks;
+    if (c.vpp > 1 && c.schedule != Schedule::Interleaved) return Refusal::ChunksNeedInterleaved;
+    if (m_layers % (c.pp * c.vpp) != 0) return Refusal::LayersNotSplit;
+    if (s.globalBatch % (c.mbs * c.dp) != 0) return Refusal::BatchNotDivided;
+    c.mbn = s.globalBatch / (c.mbs * c.dp);
+    if (!s.mbnFilter.empty() && std::find(s.mbnFilter.begin(), s.mbnFilter.end(), c.mbn) == s.mbnFilter.end())
+        return Refusal::MicroBatchesNotListed;
+    if (c.mbn < c.pp) return Refusal::TooFewMicroBatches;
+    if (c.schedule == Schedule::Interleaved && c.mbn % c.pp != 0) return Refusal::InterleavedGroups;
+    if (m_experts <= 1 && c.ep > 1) return Refusal::ExpertsOnDense;
+    if (m_experts > 1 && m_experts % c.ep != 0) return Refusal::ExpertsNotDivided;
+    if ((c.dp * c.tp * c.cp) % (c.ep * c.tp) != 0) return Refusal::ExpertGroupsNotFitting;
+    if (c.cp > 1 && m_seq % (2 * c.cp) != 0) return Refusal::ContextSequence;
+    if (c.sp && m_seq % (c.tp * c.cp) != 0) return Refusal::SequenceParallelSequence;
+    if ((c.gradSharded || c.fsdp) && !c.optimizerSharded) return Refusal::ShardingWithoutOptimizer;
+    if (c.gradSharded && c.fsdp) return Refusal::ShardingRedundant;
+    if (c.recompute == RecomputeMode::Selective && m_selectiveIsNoOp[c.sp ? 1 : 0]) return Refusal::SelectiveKeepsEverything;
+    return Refusal::None;
+}
+
+void Validity::fill(const Candidate& c, CostInput& in) const {
+    Strategy& st = in.strategy;
+    st.dp = c.dp, st.tp = c.tp, st.pp = c.pp, st.vpp = c.vpp, st.cp = c.cp, st.ep = c.ep, st.etp = c.tp;
+    st.mbs = c.mbs, st.mbn = c.mbn, st.sp = c.sp;
+    st.optimizerSharded = c.optimizerSharded, st.gradSharded = c.gradSharded, st.fsdp = c.fsdp;
+    st.optimizerShard = c.optimizerSharded ? c.dp * (st.shardSpansCp ? c.cp : 1) : 1;
+    st.expertShard = c.optimizerSharded ? std::max<std::int64_t>(1, c.dp * c.cp / c.ep) : 1;
+    st.schedule = c.schedule;
+    st.partition.clear();
+    st.layerClass.clear();
+    RecomputeClass cls;
+    if (c.recompute == RecomputeMode::Full) cls.mode = RecomputeClass::Full;
+    if (c.recompute == RecomputeMode::Selective)
+        cls = {RecomputeClass::Selective, selectiveRuleMask(m_setup.space.selectiveRule, st.flash, c.sp)};
+    if (st.classes.size() != 1) st.classes.assign(1, cls);
+    else st.classes[0] = cls;
+}
+
+std::vector<std::string> adviceWhenNothingFits(const SearchSetup& setup, const SearchResult& result) {
+    std::vector<std::string> advice;
+    const SearchSpace& s = setup.space;
+    const double limit = double(s.memoryLimit) / double(GiB);
+    if (!result.lightestRefused) {
+        advice.push_back("no candidate passed the validity rules: see the refusal counts, and widen the lists they name");
+        return advice;
+    }
+    const Candidate& c = *result.lightestRefused;
+    char line[256];
+    std::snprintf(line, sizeof line, "the lightest candidate (%s) needs %.1f GiB; the limit is %.1f GiB", c.label().c_str(),
+                  double(c.peakMemory) / double(GiB), limit);
+    advice.emplace_back(line);
+    auto largest = [&](const std::vector<std::int64_t>& list, std::int64_t used, const char* key) {
+        if (!list.empty() && used == *std::max_element(list.begin(), list.end()))
+            advice.push_back(std::string("it already uses the largest ") + key + " listed (" + std::to_string(used) +
+                             "): list larger " + key + " values");
+    };
+    largest(s.tp, c.tp, "tp");
+    largest(s.pp, c.pp, "pp");
+    largest(s.cp, c.cp, "cp");
+    if (std::find(s.recompute.begin(), s.recompute.end(), RecomputeMode::Full) == s.recompute.end())
+        advice.emplace_back("full recompute was not allowed: add it to search.space.recompute");
+    if (std::find(s.optimizerSharded.begin(), s.optimizerSharded.end(), true) == s.optimizerSharded.end())
+        advice.emplace_back("optimizer sharding was not allowed: add true to search.space.optimizer_parallel");
+    if (std::find(s.fsdp.begin(), s.fsdp.end(), true) == s.fsdp.end())
+        advice.emplace_back("FSDP was not allowed: add true to search.space.grad_shard_as_params");
+    if (s.memoryLimit < setup.input.device.memory)
+        advice.emplace_back("the memory limit is below the device's memory: raise search.constraints.memory_limit_gb");
+    advice.emplace_back("or use more devices (cluster.devices) or a device with more memory");
+    return advice;
+}
+
+}  // namespace tessera::core

@@ -1,0 +1,54 @@
+// Whole searches with every dimension `auto`: space size, wall time and candidates
+// per second on one and two threads. Reports; never fails on speed.
+#include <QtTest>
+
+#include "io/scenarioio.h"
+#include "search/search.h"
+
+using namespace tessera::core;
+
+namespace {
+
+std::string allAuto(const std::string& head, int gbs) {
+    return head +
+           "search:\n  space: {tp: auto, pp: auto, vpp: auto, cp: auto, ep: auto, micro_batch_size: auto, sequence_parallel: auto,\n"
+           "          optimizer_parallel: auto, grad_shard: auto, grad_shard_as_params: auto, recompute: auto, pp_schedule: auto}\n"
+           "  constraints: {global_batch_size: " + std::to_string(gbs) + "}\n";
+}
+
+void measure(const char* name, const std::string& yaml) {
+    const SearchSetup setup = searchSetup(parseScenario(yaml, name, Format::Yaml, ""));
+    double perSecond[2] = {0, 0};
+    for (int threads : {1, 2}) {
+        SearchOptions options;
+        options.threads = threads;
+        const SearchResult r = runSearch(setup, options);
+        perSecond[threads - 1] = double(r.visited) / r.elapsedSeconds;
+        qInfo("%s, %d thread(s): %llu candidates (%llu priced, %llu fit) in %.3f s = %.0f candidates/s", name, threads,
+              (unsigned long long)r.spaceSize, (unsigned long long)r.evaluated, (unsigned long long)r.feasible,
+              r.elapsedSeconds, perSecond[threads - 1]);
+    }
+    qInfo("%s: two threads run %.2fx one", name, perSecond[1] / perSecond[0]);
+}
+
+}  // namespace
+
+class BenchSearch : public QObject {
+    Q_OBJECT
+private slots:
+    void gpt3On1024A100() {
+        measure("GPT-3 175B on 1,024 A100", allAuto("model: gpt3-175b\ncluster: {device: a100-80gb, devices: 1024}\n"
+                                                    "exec: {seq_length: 2048}\n", 1536));
+    }
+    void deepseekV3On2048H800() {
+        measure("DeepSeek-V3 on 2,048 H800", allAuto("model: deepseek-v3\ncluster: {device: h800, devices: 2048}\n"
+                                                     "exec: {seq_length: 4096}\n", 15360));
+    }
+    void llama405bOn16384H100() {
+        measure("Llama-3 405B on 16,384 H100", allAuto("model: llama3-405b\ncluster: {device: h100-sxm, devices: 16384}\n"
+                                                       "exec: {seq_length: 8192}\n", 2048));
+    }
+};
+
+QTEST_APPLESS_MAIN(BenchSearch)
+#include "bench_search.moc"

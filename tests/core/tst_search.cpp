@@ -1,0 +1,194 @@
+// The strategy search: properties of its answers (the best fits, the front is not
+// dominated and is sorted, thread count changes nothing), its refusals named and
+// counted, cancellation, progress, and what it says when nothing fits.
+#include <QtTest>
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "costhelpers.h"
+#include "io/scenarioio.h"
+#include "model/estimate.h"
+#include "search/search.h"
+
+using namespace tessera::core;
+
+namespace {
+
+const char* kLlama =
+    "model: llama3-70b\ncluster: {device: h100-sxm, devices: 64}\nexec: {seq_length: 8192}\n"
+    "search:\n  space: {tp: auto, pp: auto, vpp: auto, cp: auto, micro_batch_size: auto, sequence_parallel: auto,\n"
+    "          optimizer_parallel: auto, grad_shard: auto, grad_shard_as_params: auto, recompute: auto, pp_schedule: auto}\n"
+    "  constraints: {memory_limit_gb: 72, global_batch_size: 128}\n  keep: 30\n";
+
+SearchSetup setupOf(const std::string& yaml) { return searchSetup(parseScenario(yaml, "t.yaml", Format::Yaml, "")); }
+
+bool same(const Candidate& a, const Candidate& b) {
+    return a.index == b.index && a.peakMemory == b.peakMemory && a.stepSeconds == b.stepSeconds;
+}
+
+}  // namespace
+
+class TestSearch : public QObject {
+    Q_OBJECT
+private slots:
+    void bestFitsAndIsBest() {
+        const SearchSetup setup = setupOf(kLlama);
+        const SearchResult r = runSearch(setup);
+        QVERIFY(r.feasible > 0);
+        QCOMPARE(r.visited, r.spaceSize);
+        QCOMPARE(r.top.size(), std::size_t(30));
+        for (const Candidate& c : r.top) QVERIFY(c.peakMemory <= setup.space.memoryLimit);
+        for (std::size_t i = 1; i < r.top.size(); ++i) QVERIFY(r.top[i - 1].stepSeconds <= r.top[i].stepSeconds);
+        // The best, priced again through the full estimate, gives the same figures.
+        Estimate e;
+        evaluate(candidateInput(setup, r.top.front()), &e);
+        QCOMPARE(e.peakMemory, r.top.front().peakMemory);
+        QCOMPARE(e.stepSeconds, r.top.front().stepSeconds);
+        // Every refusal is counted: visited = refused + evaluated-and-fitting.
+        std::uint64_t refused = 0;
+        for (const auto& [why, n] : r.refused) refused += n;
+        QCOMPARE(refused + r.feasible, r.visited);
+        QVERIFY(r.refused.contains("tp·pp·cp does not divide the devices"));
+        QVERIFY(std::any_of(r.refused.begin(), r.refused.end(), [](auto& x) { return x.first.starts_with("needs "); }));
+    }
+
+    void paretoFrontIsSortedAndUndominated() {
+        const SearchResult r = runSearch(setupOf(kLlama));
+        QVERIFY(r.pareto.size() >= 3);
+        for (std::size_t i = 1; i < r.pareto.size(); ++i) {
+            QVERIFY(r.pareto[i - 1].peakMemory <= r.pareto[i].peakMemory);
+            QVERIFY(r.pareto[i - 1].stepSeconds > r.pareto[i].stepSeconds);  // more memory buys time, or it is dominated
+        }
+        // No kept candidate dominates a point of the front.
+        for (const Candidate& f : r.pareto)
+            for (const Candidate& c : r.top)
+                QVERIFY(!(c.peakMemory <= f.peakMemory && c.stepSeconds < f.stepSeconds) &&
+                        !(c.peakMemory < f.peakMemory && c.stepSeconds <= f.stepSeconds));
+        // The fastest strategy is on the front.
+        QVERIFY(std::any_of(r.pareto.begin(), r.pareto.end(), [&](auto& f) { return same(f, r.top.front()); }));
+    }
+
+    void threadCountDoesNotChangeTheAnswer() {
+        const SearchSetup setup = setupOf(kLlama);
+        SearchOptions one, three;
+        one.threads = 1, three.threads = 3;
+        const SearchResult a = runSearch(setup, one), b = runSearch(setup, three);
+        QCOMPARE(a.feasible, b.feasible);
+        QCOMPARE(a.refused, b.refused);
+        QCOMPARE(a.top.size(), b.top.size());
+        for (std::size_t i = 0; i < a.top.size(); ++i) QVERIFY(same(a.top[i], b.top[i]));
+        QCOMPARE(a.pareto.size(), b.pareto.size());
+        for (std::size_t i = 0; i < a.pareto.size(); ++i) QVERIFY(same(a.pareto[i], b.pareto[i]));
+    }
+
+    void memoryObjective() {
+        std::string yaml = kLlama;
+        yaml += "  objective: memory\n";
+        const SearchResult r = runSearch(setupOf(yaml));
+        for (std::size_t i = 1; i < r.top.size(); ++i) QVERIFY(r.top[i - 1].peakMemory <= r.top[i].peakMemory);
+        QCOMPARE(r.top.front().peakMemory, r.pareto.front().peakMemory);
+    }
+
+    void progressAndCancel() {
+        // A large space: DeepSeek-V3 on 2,048 devices, every dimension auto.
+        const SearchSetup setup = setupOf(
+            "model: deepseek-v3\ncluster: {device: h800, devices: 2048}\nexec: {seq_length: 4096}\n"
+            "search:\n  space: {tp: auto, pp: auto, vpp: auto, cp: auto, ep: auto, micro_batch_size: auto, sequence_parallel: auto,\n"
+            "          optimizer_parallel: auto, grad_shard: auto, grad_shard_as_params: auto, recompute: auto, pp_schedule: auto}\n"
+            "  constraints: {global_batch_size: 15360}\n");
+        std::atomic<bool> cancel{false};
+        int reports = 0;
+        double lastFraction = 0;
+        SearchOptions options;
+        options.threads = 2;
+        options.cancel = &cancel;
+        const auto start = std::chrono::steady_clock::now();
+        std::chrono::steady_clock::time_point cancelledAt;
+        options.progress = [&](const SearchProgress& p) {
+            ++reports;
+            QVERIFY(p.fraction >= lastFraction);
+            lastFraction = p.fraction;
+            if (reports == 3) cancel = true, cancelledAt = std::chrono::steady_clock::now();
+        };
+        const SearchResult r = runSearch(setup, options);
+        const auto end = std::chrono::steady_clock::now();
+        QVERIFY(reports >= 3);
+        QVERIFY(r.cancelled);
+        QVERIFY(r.visited < r.spaceSize);
+        // Stops promptly (reported, not asserted on time: CI machines vary).
+        qInfo("stopped %.1f ms after the cancel; the search ran %.1f ms",
+              std::chrono::duration<double, std::milli>(end - cancelledAt).count(),
+              std::chrono::duration<double, std::milli>(end - start).count());
+    }
+
+    void nothingFitsSaysWhy() {
+        const SearchSetup setup = setupOf(
+            "model: llama3-405b\ncluster: {device: a100-40gb, devices: 8}\nexec: {seq_length: 8192}\n"
+            "search:\n  space: {tp: [1, 2, 4, 8], recompute: [none, selective]}\n  constraints: {global_batch_size: 8}\n");
+        const SearchResult r = runSearch(setup);
+        QCOMPARE(r.feasible, std::uint64_t(0));
+        QVERIFY(r.top.empty() && r.pareto.empty());
+        QVERIFY(r.lightestRefused.has_value());
+        QVERIFY(!r.advice.empty());
+        QVERIFY(r.advice.front().starts_with("the lightest candidate ("));
+        QVERIFY(std::any_of(r.advice.begin(), r.advice.end(), [](auto& a) { return a.find("full recompute") != std::string::npos; }));
+        QVERIFY(std::any_of(r.advice.begin(), r.advice.end(), [](auto& a) { return a.find("largest tp") != std::string::npos; }));
+    }
+
+    void unsearchedAxisIsRefused() {
+        try {
+            setupOf("model: llama3-8b\ncluster: {device: h100-sxm, devices: 8}\nexec: {seq_length: 4096, global_batch_size: 8}\n"
+                    "search: {space: {etp: [1, 2]}}\n");
+            QFAIL("accepted");
+        } catch (const SpecError& e) {
+            QVERIFY(QString(e.what()).contains("search.space.etp: is not searched yet"));
+        }
+    }
+
+    // HyperParallel's own search configurations (reference §3.7) run as they are.
+    void seedSearchConfigs_data() {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("dense_llm_search.yaml") << "dense_llm_search.yaml";
+        QTest::newRow("moe_llm_search.yaml") << "moe_llm_search.yaml";
+    }
+    void seedSearchConfigs() {
+        QFETCH(QString, file);
+        const SearchSetup setup = searchSetup(loadScenario(TESSERA_TEST_DATA "/seed/" + file.toStdString()));
+        QCOMPARE(setup.space.memoryLimit, Bytes(60) * GiB);
+        QVERIFY(setup.space.tp.size() == 4 && !setup.space.dpFilter.empty() && !setup.space.mbnFilter.empty());
+        const SearchResult r = runSearch(setup);
+        std::uint64_t refused = 0;
+        for (const auto& [why, n] : r.refused) refused += n;
+        QCOMPARE(refused + r.feasible, r.visited);
+        // As stated, both examples ask for a global batch their dp and micro_batch_num
+        // lists cannot reach with one sequence per micro-batch (128 > 8·4, 256 > 4·8):
+        // the search says so by reason instead of returning nothing silently.
+        QCOMPARE(r.feasible, std::uint64_t(0));
+        QVERIFY(r.refused.contains("micro_batch_num is not one of the listed candidates"));
+        QVERIFY(!r.advice.empty());
+        // Letting the search choose the micro-batches, it finds strategies in the limit.
+        Value doc = loadDocument(TESSERA_TEST_DATA "/seed/" + file.toStdString());
+        doc.find("parallelism")->set("micro_batch_num", Value::string("auto"));
+        const SearchSetup open = searchSetup(scenarioFromValue(doc, "open.yaml", ""));
+        const SearchResult found = runSearch(open);
+        QVERIFY(found.feasible > 0);
+        const Candidate& best = found.top.front();
+        QVERIFY(best.peakMemory <= Bytes(60) * GiB);
+        QVERIFY(std::find(open.space.dpFilter.begin(), open.space.dpFilter.end(), best.dp) != open.space.dpFilter.end());
+        QCOMPARE(best.mbs * best.mbn * best.dp, open.space.globalBatch);
+    }
+
+    // Keys the search does not name take the exec section's value.
+    void unlistedKeysTakeTheExecValue() {
+        const SearchSetup setup = setupOf("model: llama3-8b\ncluster: {device: h100-sxm, devices: 16}\n"
+                                          "exec: {tp: 4, seq_length: 4096, global_batch_size: 32}\nsearch: {space: {pp: auto}}\n");
+        QCOMPARE(setup.space.tp, std::vector<std::int64_t>{4});
+        const SearchResult r = runSearch(setup);
+        for (const Candidate& c : r.top) QCOMPARE(c.tp, std::int64_t{4});
+        QCOMPARE(setup.space.varied, std::vector<std::string>{"pp"});
+    }
+};
+
+QTEST_APPLESS_MAIN(TestSearch)
+#include "tst_search.moc"
