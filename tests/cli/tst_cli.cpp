@@ -130,6 +130,47 @@ private slots:
         QCOMPARE(QJsonDocument::fromJson(model.out.toUtf8())["stages"][0]["layers"].toInt(), 10);
     }
 
+    void searchWritesATrainYamlThatReadsBack() {
+        QTemporaryDir dir;
+        QFile scenario(dir.filePath("run.yaml"));
+        QVERIFY(scenario.open(QIODevice::WriteOnly));
+        scenario.write("model: llama3-70b\ncluster: {device: h100-sxm, devices: 64}\nexec: {seq_length: 8192}\n"
+                       "search:\n  space: {tp: auto, pp: auto, micro_batch_size: [1, 2], sequence_parallel: auto,\n"
+                       "          optimizer_parallel: auto, recompute: [none, full], pp_schedule: [1f1b]}\n"
+                       "  constraints: {memory_limit_gb: 72, global_batch_size: 128}\n  keep: 5\n");
+        scenario.close();
+        const Run json = tessera({"search", "run.yaml", "--json", "--threads", "2", "-o", "train.yaml", "--pick", "2"}, dir.path());
+        QVERIFY2(json.code == 0, qPrintable(json.err));
+        const QJsonObject o = QJsonDocument::fromJson(json.out.toUtf8()).object();
+        for (const char* key : {"space_size", "evaluated", "feasible", "refused", "best", "top", "pareto", "elapsed_s",
+                                "candidates_per_second"})
+            QVERIFY2(o.contains(key), key);
+        const QJsonObject best = o["best"].toObject();
+        for (const char* key : {"strategy", "peak_memory_bytes", "step_time_s"}) QVERIFY2(best.contains(key), key);
+        for (const char* key : {"dp", "tp", "pp", "micro_batch_size", "micro_batch_num", "sequence_parallel", "recompute"})
+            QVERIFY2(best["strategy"].toObject().contains(key), key);
+        QCOMPARE(o["top"].toArray().size(), 5);
+        // The written train.yaml (the second best) reads back to the same strategy.
+        const QJsonObject picked = o["top"].toArray()[1].toObject()["strategy"].toObject();
+        const Run back = tessera({"import-train", "train.yaml", "--device", "h100-sxm", "--devices", "64", "-o", "back.yaml"}, dir.path());
+        QVERIFY2(back.code == 0, qPrintable(back.err));
+        const Run shown = tessera({"show", "back.yaml", "--json"}, dir.path());
+        QVERIFY2(shown.code == 0, qPrintable(shown.err));
+        const QJsonObject exec = QJsonDocument::fromJson(shown.out.toUtf8())["scenario"]["exec"].toObject();
+        for (const char* key : {"dp", "tp", "pp", "micro_batch_size", "micro_batch_num"})
+            QCOMPARE(exec[key].toInt(), picked[key].toInt());
+        QCOMPARE(exec["sequence_parallel"].toBool(), picked["sequence_parallel"].toBool());
+        // Nothing the user wrote is overwritten without asking.
+        QCOMPARE(tessera({"search", "run.yaml", "-o", "train.yaml"}, dir.path()).code, 1);
+    }
+
+    void searchWithNothingFitting() {
+        const Run r = tessera({"search", kData + "/seed/dense_llm_search.yaml"});
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.out.contains("No strategy fits."));
+        QVERIFY(r.out.contains("micro_batch_num is not one of the listed candidates"));
+    }
+
     void presetsListsEveryKind() {
         const Run r = tessera({"presets"});
         QCOMPARE(r.code, 0);
