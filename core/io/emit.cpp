@@ -52,7 +52,10 @@ std::string scalarText(const Value& v) {
         if (std::isnan(d)) return ".nan";
         if (std::isinf(d)) return d > 0 ? ".inf" : "-.inf";
         std::string t = numberText(d);
-        if (t.find_first_of(".eE") == std::string::npos) t += ".0";
+        // YAML 1.1 readers (PyYAML, the trainer's) take a float only with a dot:
+        // "3e-04" would read back as text, so write "3.0e-04".
+        const std::size_t e = t.find_first_of("eE");
+        if (t.find('.') == std::string::npos) t.insert(e == std::string::npos ? t.size() : e, ".0");
         return t;
     }
     case Value::Kind::String: return plainSafe(v.asString()) ? v.asString() : quoted(v.asString());

@@ -216,6 +216,7 @@ private slots:
         root.set("int", Value::integer(-3));
         root.set("float", Value::number(2.0));
         root.set("small", Value::number(0.1));
+        root.set("exponent", Value::number(3e-4));
         root.set("bool", Value::boolean(false));
         Value nested = Value::list();
         Value row = Value::list();
@@ -231,6 +232,7 @@ private slots:
         maps.push(item);
         root.set("maps", maps);
         const std::string yaml = toYaml(root);
+        QVERIFY2(yaml.find("exponent: 3.0e-04") != std::string::npos, yaml.c_str());  // YAML 1.1 readers need the dot
         const Value back = parseDocument(yaml, "t", Format::Yaml);
         QVERIFY2(sameTree(root, back), yaml.c_str());
         const Value fromJson = parseDocument(toJson(root).dump(), "t.json", Format::Json);
