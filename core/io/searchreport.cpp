@@ -18,10 +18,12 @@ Value candidateExec(const Candidate& c) {
     e.set("vpp", Value::integer(c.vpp));
     e.set("cp", Value::integer(c.cp));
     e.set("ep", Value::integer(c.ep));
+    e.set("etp", Value::integer(c.etp));
     e.set("micro_batch_size", Value::integer(c.mbs));
     e.set("micro_batch_num", Value::integer(c.mbn));
     e.set("sequence_parallel", Value::boolean(c.sp));
     e.set("optimizer_parallel", Value::boolean(c.optimizerSharded));
+    if (c.optimizerShard > 0) e.set("optimizer_shard", Value::integer(c.optimizerShard));
     e.set("grad_shard", Value::boolean(c.gradSharded));
     e.set("grad_shard_as_params", Value::boolean(c.fsdp));
     e.set("recompute", Value::string(recomputeName(c.recompute)));
@@ -32,11 +34,12 @@ Value candidateExec(const Candidate& c) {
 Scenario scenarioWithCandidate(const Scenario& scenario, const Candidate& c) {
     Scenario out = scenario;
     ExecSpec& e = out.exec;
-    e.dp = c.dp, e.tp = c.tp, e.pp = c.pp, e.vpp = c.vpp, e.cp = c.cp, e.ep = c.ep;
+    e.dp = c.dp, e.tp = c.tp, e.pp = c.pp, e.vpp = c.vpp, e.cp = c.cp, e.ep = c.ep, e.etp = c.etp;
     e.micro_batch_size = c.mbs, e.micro_batch_num = c.mbn, e.global_batch_size = c.mbs * c.mbn * c.dp;
     e.sequence_parallel = c.sp;
     e.optimizer_parallel = c.optimizerSharded, e.grad_shard = c.gradSharded, e.grad_shard_as_params = c.fsdp;
-    e.optimizer_shard.reset();  // derived again: the whole data-parallel group
+    e.optimizer_shard.reset();  // derived again (the whole data-parallel group) unless the candidate chose one
+    if (c.optimizerShard > 0 && c.optimizerSharded) e.optimizer_shard = c.optimizerShard;
     e.pp_schedule = scheduleName(c.schedule);
     e.full_recompute.reset(), e.selective_recompute.reset(), e.offset.reset(), e.pp_partition.reset();
     e.recompute = std::vector<RecomputeRange>{RecomputeRange{0, std::nullopt, recomputeName(c.recompute), std::nullopt}};

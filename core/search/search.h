@@ -26,6 +26,8 @@ namespace tessera::core {
 struct Candidate {
     std::uint64_t index = 0;  // position in the space: ties resolve by it
     std::int64_t dp = 1, tp = 1, pp = 1, vpp = 1, cp = 1, ep = 1, mbs = 1, mbn = 1;
+    std::int64_t etp = 1;             // as stated: at most 1 runs experts at tp
+    std::int64_t optimizerShard = 0;  // 0: the whole data-parallel group
     bool sp = false, optimizerSharded = false, gradSharded = false, fsdp = false;
     RecomputeMode recompute = RecomputeMode::None;
     Schedule schedule = Schedule::OneFOneB;

@@ -15,7 +15,8 @@ std::string scheduleName(Schedule schedule) {
 
 std::vector<std::size_t> SearchSpace::radix() const {
     return {tp.size(), pp.size(), cp.size(), vpp.size(), ep.size(), mbs.size(), sp.size(),
-            optimizerSharded.size(), gradSharded.size(), fsdp.size(), recompute.size(), schedule.size()};
+            optimizerSharded.size(), gradSharded.size(), fsdp.size(), recompute.size(), schedule.size(),
+            etp.size(), optimizerShard.size()};
 }
 
 std::uint64_t SearchSpace::size() const {
@@ -88,14 +89,15 @@ SearchSetup searchSetup(const Scenario& scenario) {
     // Dimensions Tessera does not search yet are refused by name, not ignored.
     static constexpr std::string_view kSearched[] = {"dp", "tp", "pp", "vpp", "cp", "ep", "micro_batch_size",
                                                      "micro_batch_num", "sequence_parallel", "optimizer_parallel",
-                                                     "grad_shard", "grad_shard_as_params", "recompute", "pp_schedule"};
+                                                     "grad_shard", "grad_shard_as_params", "recompute", "pp_schedule",
+                                                     "etp", "optimizer_shard"};
     if (s.search)
         for (const SearchAxis& a : s.search->space)
             if (std::find(std::begin(kSearched), std::end(kSearched), a.key) == std::end(kSearched))
                 d.add(s.markOf("search.space." + a.key), "search.space." + a.key,
-                      "is not searched yet; state it in exec (searched: dp, tp, pp, vpp, cp, ep, micro_batch_size, "
-                      "micro_batch_num, sequence_parallel, optimizer_parallel, grad_shard, grad_shard_as_params, "
-                      "recompute, pp_schedule)");
+                      "is not searched yet; state it in exec (searched: dp, tp, pp, vpp, cp, ep, etp, micro_batch_size, "
+                      "micro_batch_num, sequence_parallel, optimizer_parallel, optimizer_shard, grad_shard, "
+                      "grad_shard_as_params, recompute, pp_schedule)");
 
     sp.devices = *s.cluster.devices;
     const std::optional<std::int64_t> gbs = s.search && s.search->global_batch_size ? s.search->global_batch_size
@@ -130,6 +132,12 @@ SearchSetup searchSetup(const Scenario& scenario) {
     sp.vpp = counts(scenario, "vpp", e.vpp, vppAuto, varied);
     sp.ep = counts(scenario, "ep", e.ep, isMoe(m) ? divisors(*m.num_experts, sp.devices) : std::vector<std::int64_t>{1}, varied);
     sp.mbs = counts(scenario, "micro_batch_size", e.micro_batch_size, divisors(sp.globalBatch, 8), varied);
+    // etp is never searched by the seed: `auto` keeps the dense tp (1); a list is tried.
+    sp.etp = counts(scenario, "etp", e.etp ? std::optional<std::int64_t>(std::max<std::int64_t>(*e.etp, 1)) : std::nullopt,
+                    {1}, varied);
+    // 0 stands for "the whole data-parallel group", what an unstated shard means.
+    sp.optimizerShard = counts(scenario, "optimizer_shard", e.optimizer_shard ? e.optimizer_shard : std::optional<std::int64_t>(0),
+                               {0}, varied);
     if (const SearchAxis* a = axis(scenario, "dp"); a && a->values)
         for (const SearchValue& v : *a->values) sp.dpFilter.push_back(std::get<std::int64_t>(v));
     else if (!a && e.dp) sp.dpFilter.push_back(*e.dp);

@@ -24,6 +24,8 @@ enum class RecomputeMode : std::uint8_t { None, Selective, Full };
 
 struct SearchSpace {
     std::vector<std::int64_t> tp, pp, vpp, cp, ep, mbs;
+    std::vector<std::int64_t> etp;             // expert tensor parallelism; <= 1: the dense tp (seed)
+    std::vector<std::int64_t> optimizerShard;  // ranks a shard spans; 0: the whole data-parallel group
     std::vector<std::int64_t> dpFilter, mbnFilter;  // empty: any
     std::vector<bool> sp, optimizerSharded, gradSharded, fsdp;
     std::vector<RecomputeMode> recompute;

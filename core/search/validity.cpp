@@ -21,13 +21,16 @@ std::string refusalText(Refusal r) {
     case Refusal::InterleavedGroups: return "the interleaved schedule needs micro-batches in multiples of pp";
     case Refusal::ExpertsOnDense: return "expert parallelism on a dense model";
     case Refusal::ExpertsNotDivided: return "ep does not divide the experts";
-    case Refusal::ExpertGroupsNotFitting: return "ep·tp does not divide dp·tp·cp";
+    case Refusal::ExpertGroupsNotFitting: return "ep · expert tensor parallelism does not divide dp·tp·cp";
     case Refusal::ContextSequence: return "the sequence is not a multiple of 2·cp";
     case Refusal::SequenceParallelSequence: return "the sequence is not a multiple of tp·cp";
     case Refusal::ShardingWithoutOptimizer: return "sharded gradients or FSDP need optimizer sharding";
     case Refusal::ShardingRedundant: return "FSDP already shards gradients (grad_shard is redundant)";
     case Refusal::ScheduleWithoutPipeline: return "a pipeline schedule other than 1f1b without pipelining (the same strategy)";
     case Refusal::SelectiveKeepsEverything: return "selective recompute drops nothing here (flash attention keeps no scores): the same as none";
+    case Refusal::ExpertWidthNotDivided: return "etp does not divide the expert width";
+    case Refusal::ShardNotDividing: return "optimizer_shard does not divide the data-parallel group";
+    case Refusal::ShardWithoutOptimizer: return "optimizer_shard without optimizer sharding (the same strategy)";
     case Refusal::Count: break;
     }
     return "?";
@@ -39,6 +42,7 @@ Validity::Validity(const SearchSetup& setup) : m_setup(setup) {
     m_kvHeads = m.kvLora > 0 ? m.a : m.g;
     m_layers = m.bodyLayers + (setup.input.strategy.mtpOnStages ? m.mtpLayers : 0);
     m_experts = m.experts;
+    m_expertWidth = m.expertWidth;
     m_seq = setup.input.run.seq;
     m_linKey = m.linKeyHeads;
     m_linValue = m.linValueHeads;
@@ -59,6 +63,7 @@ Refusal Validity::check(const std::size_t* d, Candidate& c) const {
     c.tp = s.tp[d[0]], c.pp = s.pp[d[1]], c.cp = s.cp[d[2]], c.vpp = s.vpp[d[3]], c.ep = s.ep[d[4]], c.mbs = s.mbs[d[5]];
     c.sp = s.sp[d[6]], c.optimizerSharded = s.optimizerSharded[d[7]], c.gradSharded = s.gradSharded[d[8]];
     c.fsdp = s.fsdp[d[9]], c.recompute = s.recompute[d[10]], c.schedule = s.schedule[d[11]];
+    c.etp = s.etp[d[12]], c.optimizerShard = s.optimizerShard[d[13]];
     const std::int64_t model = c.tp * c.pp * c.cp;
     if (s.devices % model != 0) return Refusal::DevicesNotDivided;
     c.dp = s.devices / model;
@@ -80,22 +85,29 @@ Refusal Validity::check(const std::size_t* d, Candidate& c) const {
     if (c.schedule == Schedule::Interleaved && c.mbn % c.pp != 0) return Refusal::InterleavedGroups;
     if (m_experts <= 1 && c.ep > 1) return Refusal::ExpertsOnDense;
     if (m_experts > 1 && m_experts % c.ep != 0) return Refusal::ExpertsNotDivided;
-    if ((c.dp * c.tp * c.cp) % (c.ep * c.tp) != 0) return Refusal::ExpertGroupsNotFitting;
+    const std::int64_t expertTp = c.etp > 1 ? c.etp : c.tp;
+    if ((c.dp * c.tp * c.cp) % (c.ep * expertTp) != 0) return Refusal::ExpertGroupsNotFitting;
+    if (m_experts > 1 && m_expertWidth % expertTp != 0) return Refusal::ExpertWidthNotDivided;
     if (c.cp > 1 && m_seq % (2 * c.cp) != 0) return Refusal::ContextSequence;
     if (c.sp && m_seq % (c.tp * c.cp) != 0) return Refusal::SequenceParallelSequence;
     if ((c.gradSharded || c.fsdp) && !c.optimizerSharded) return Refusal::ShardingWithoutOptimizer;
     if (c.gradSharded && c.fsdp) return Refusal::ShardingRedundant;
+    if (c.optimizerShard > 0 && !c.optimizerSharded && !c.gradSharded && !c.fsdp) return Refusal::ShardWithoutOptimizer;
+    if (c.optimizerShard > 0 && (c.dp * (m_setup.input.strategy.shardSpansCp ? c.cp : 1)) % c.optimizerShard != 0)
+        return Refusal::ShardNotDividing;
     if (c.recompute == RecomputeMode::Selective && m_selectiveIsNoOp[c.sp ? 1 : 0]) return Refusal::SelectiveKeepsEverything;
     return Refusal::None;
 }
 
 void Validity::fill(const Candidate& c, CostInput& in) const {
     Strategy& st = in.strategy;
-    st.dp = c.dp, st.tp = c.tp, st.pp = c.pp, st.vpp = c.vpp, st.cp = c.cp, st.ep = c.ep, st.etp = c.tp;
+    st.dp = c.dp, st.tp = c.tp, st.pp = c.pp, st.vpp = c.vpp, st.cp = c.cp, st.ep = c.ep;
+    st.etp = c.etp > 1 ? c.etp : c.tp;
     st.mbs = c.mbs, st.mbn = c.mbn, st.sp = c.sp;
     st.optimizerSharded = c.optimizerSharded, st.gradSharded = c.gradSharded, st.fsdp = c.fsdp;
-    st.optimizerShard = c.optimizerSharded ? c.dp * (st.shardSpansCp ? c.cp : 1) : 1;
-    st.expertShard = c.optimizerSharded ? std::max<std::int64_t>(1, c.dp * c.cp / c.ep) : 1;
+    const std::int64_t domain = c.dp * (st.shardSpansCp ? c.cp : 1);
+    st.optimizerShard = c.optimizerSharded ? (c.optimizerShard > 0 ? c.optimizerShard : domain) : 1;
+    st.expertShard = c.optimizerSharded ? std::max<std::int64_t>(1, c.dp * c.tp * c.cp / (c.ep * st.etp)) : 1;
     st.schedule = c.schedule;
     st.partition.clear();
     st.layerClass.clear();

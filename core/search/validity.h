@@ -11,7 +11,7 @@
 
 namespace tessera::core {
 
-inline constexpr std::size_t kAxes = 12;  // SearchSpace::radix()
+inline constexpr std::size_t kAxes = 14;  // SearchSpace::radix()
 
 enum class Refusal : std::uint8_t {
     None,
@@ -36,6 +36,9 @@ enum class Refusal : std::uint8_t {
     ShardingRedundant,
     ScheduleWithoutPipeline,
     SelectiveKeepsEverything,
+    ExpertWidthNotDivided,
+    ShardNotDividing,
+    ShardWithoutOptimizer,
     Count
 };
 inline constexpr std::size_t kRefusalReasons = std::size_t(Refusal::Count);
@@ -52,7 +55,7 @@ public:
 
 private:
     const SearchSetup& m_setup;
-    std::int64_t m_heads, m_kvHeads, m_layers, m_experts, m_seq, m_linKey, m_linValue;
+    std::int64_t m_heads, m_kvHeads, m_layers, m_experts, m_expertWidth, m_seq, m_linKey, m_linValue;
     bool m_selectiveIsNoOp[2] = {false, false};  // [sequence parallel]: the rule drops nothing
 };
 

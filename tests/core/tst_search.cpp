@@ -139,10 +139,10 @@ private slots:
     void unsearchedAxisIsRefused() {
         try {
             setupOf("model: llama3-8b\ncluster: {device: h100-sxm, devices: 8}\nexec: {seq_length: 4096, global_batch_size: 8}\n"
-                    "search: {space: {etp: [1, 2]}}\n");
+                    "search: {space: {expert_shard: [1, 2]}}\n");
             QFAIL("accepted");
         } catch (const SpecError& e) {
-            QVERIFY(QString(e.what()).contains("search.space.etp: is not searched yet"));
+            QVERIFY(QString(e.what()).contains("search.space.expert_shard: is not searched yet"));
         }
     }
 
