@@ -144,6 +144,7 @@ SearchSetup searchSetup(const Scenario& scenario) {
     if (axis(scenario, "dp")) varied.emplace_back("dp");
     if (const SearchAxis* a = axis(scenario, "micro_batch_num"); a && a->values)
         for (const SearchValue& v : *a->values) sp.mbnFilter.push_back(std::get<std::int64_t>(v));
+    else if (!a && e.micro_batch_num) sp.mbnFilter.push_back(*e.micro_batch_num);
     if (axis(scenario, "micro_batch_num")) varied.emplace_back("micro_batch_num");
     sp.sp = flags(scenario, "sequence_parallel", e.sequence_parallel, varied);
     sp.optimizerSharded = flags(scenario, "optimizer_parallel", e.optimizer_parallel, varied);

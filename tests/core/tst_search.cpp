@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "costhelpers.h"
+#include "io/presets.h"
 #include "io/scenarioio.h"
 #include "model/estimate.h"
 #include "search/search.h"
@@ -144,6 +145,27 @@ private slots:
         } catch (const SpecError& e) {
             QVERIFY(QString(e.what()).contains("search.space.expert_shard: is not searched yet"));
         }
+    }
+
+    // The example scenarios' searches: the best fits, and is at least as fast as the
+    // hand-written strategy of the same file, which lies in the searched space.
+    void exampleScenarios_data() {
+        QTest::addColumn<QString>("id");
+        QTest::newRow("llama3-70b-h100x64") << "llama3-70b-h100x64";
+        QTest::newRow("mixtral-8x7b-h100x32") << "mixtral-8x7b-h100x32";
+    }
+    void exampleScenarios() {
+        QFETCH(QString, id);
+        const Scenario scenario = presetScenario(id.toStdString());
+        QVERIFY(scenario.search.has_value());
+        const SearchSetup setup = searchSetup(scenario);
+        const SearchResult r = runSearch(setup);
+        QVERIFY(!r.top.empty());
+        QVERIFY(r.top.front().peakMemory <= setup.space.memoryLimit);
+        const Summary stated = evaluate(costInput(resolve(scenario)));
+        QVERIFY(stated.fits);
+        QVERIFY2(r.top.front().stepSeconds <= stated.stepSeconds,
+                 qPrintable(QString("best %1 s, stated %2 s").arg(r.top.front().stepSeconds).arg(stated.stepSeconds)));
     }
 
     // HyperParallel's own search configurations (reference §3.7) run as they are.
