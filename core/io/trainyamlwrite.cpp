@@ -1,0 +1,222 @@
+#include "io/trainyaml.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <span>
+
+#include "io/emit.h"
+#include "io/scenarioio.h"
+#include "io/specreader.h"
+#include "io/specwriter.h"
+
+#include "io/trainyamlshared.h"
+
+namespace tessera::core {
+
+using namespace trainyaml;
+namespace fs = std::filesystem;
+
+
+// Writing: the resolved train.yaml for a strategy.
+
+namespace {
+
+// Each layer's recompute option in model order (body, then MTP layers).
+std::vector<std::string> layerOptions(const ResolvedScenario& r) {
+    const ExecSpec& e = r.scenario.exec;
+    const ModelSpec& m = r.scenario.model;
+    const auto layers = static_cast<std::size_t>(*m.num_hidden_layers + m.mtp_depth.value_or(0));
+    std::vector<std::string> out(layers, "none");
+    if (e.recompute) {
+        for (const RecomputeRange& range : *e.recompute) {
+            const auto first = static_cast<std::size_t>(range.first);
+            const std::size_t end = range.count ? first + static_cast<std::size_t>(*range.count) : layers;
+            for (std::size_t i = first; i < std::min(end, layers); ++i) out[i] = range.option;
+        }
+        return out;
+    }
+    // The per-stage forms count the first layers of every chunk on every stage;
+    // full goes last so it wins where both are stated, as the cost model does.
+    auto apply = [&](const std::optional<StageCounts>& counts, const std::string& option) {
+        if (!counts) return;
+        std::size_t layer = 0;
+        for (std::size_t c = 0; c < r.partition.layers.size(); ++c) {
+            for (std::size_t s = 0; s < r.partition.layers[c].size(); ++s) {
+                const std::int64_t held = r.partition.layers[c][s];
+                std::int64_t n = 0;
+                if (auto* all = std::get_if<bool>(&counts->value)) n = *all ? held : 0;
+                else if (auto* one = std::get_if<std::int64_t>(&counts->value)) n = *one;
+                else if (auto* flat = std::get_if<StageCounts::Flat>(&counts->value)) n = s < flat->size() ? (*flat)[s] : 0;
+                else if (auto* nested = std::get_if<StageCounts::Nested>(&counts->value))
+                    n = c < nested->size() && s < (*nested)[c].size() ? (*nested)[c][s] : 0;
+                for (std::int64_t i = 0; i < std::min(n, held); ++i)
+                    if (layer + static_cast<std::size_t>(i) < layers) out[layer + static_cast<std::size_t>(i)] = option;
+                layer += static_cast<std::size_t>(held);
+            }
+        }
+    };
+    apply(e.selective_recompute, "selective");
+    apply(e.full_recompute, "full");
+    return out;
+}
+
+// A section of the document to write into, made when the file has none.
+Value& sectionOf(Value& parent, const std::string& key, const std::string& path) {
+    Value* v = parent.find(key);
+    if (!v || v->isNull()) {
+        parent.set(key, Value::map());
+        return *parent.find(key);
+    }
+    if (!v->isMap())
+        throw SpecError(Diagnostic{v->mark(), path, "expected a mapping to write the strategy into, got " + v->describe()});
+    return *v;
+}
+
+// Sets `key`, taking the place of an alias the file spells it by (so the order
+// stays the user's) and removing the other aliases (so it is not stated twice).
+void put(Value& map, std::string_view key, Value v, std::initializer_list<std::string_view> aliases = {}) {
+    if (!map.find(key)) {
+        for (std::string_view alias : aliases) {
+            if (!map.find(alias)) continue;
+            Value renamed = Value::map(map.mark());
+            for (const Value::Entry& e : map.entries())
+                renamed.set(e.key == alias ? std::string(key) : e.key, e.value, e.keyMark);
+            map = std::move(renamed);
+            break;
+        }
+    }
+    map.set(std::string(key), std::move(v));
+    for (std::string_view alias : aliases) map.erase(alias);
+}
+
+// The layer placement as the seed's offset (layers beyond the even split per
+// stage, per chunk with vpp), or nullopt when the split is even.
+std::optional<Value> offsetValue(const ResolvedScenario& r) {
+    const auto& grid = r.partition.layers;
+    const auto chunks = static_cast<std::int64_t>(grid.size() * grid.front().size());
+    const std::int64_t base = r.totalLayers / chunks;
+    StageCounts::Nested extra = grid;
+    bool even = true;
+    for (auto& row : extra)
+        for (std::int64_t& n : row) {
+            n -= base;
+            even = even && n == 0;
+        }
+    if (even) return std::nullopt;
+    if (extra.size() == 1) return stageCountsValue(StageCounts{extra.front()});
+    return stageCountsValue(StageCounts{extra});
+}
+
+Value minimalTrainYaml(const ResolvedScenario& r) {
+    const ModelSpec& m = r.scenario.model;
+    // Only what the scenario stated: the family fills the rest again on reading.
+    const Value stated = SpecWriter::write(m);
+    Value overrides = Value::map();
+    for (const Value::Entry& e : stated.entries())
+        if (e.key != "name" && !r.filled.contains("model." + e.key)) overrides.set(e.key, e.value);
+    Value model = Value::map();
+    model.set("name", Value::string(m.name.value_or(*m.arch)));
+    model.set("config_overrides", std::move(overrides));
+    Value doc = Value::map();
+    doc.set("model", std::move(model));
+    for (const char* section : {"training", "accelerator", "fsdp_config", "activation_checkpoint", "dataset"})
+        doc.set(section, Value::map());
+    return doc;
+}
+
+}  // namespace
+
+CheckpointPlan checkpointPlan(const ResolvedScenario& r) {
+    const std::vector<std::string> options = layerOptions(r);
+    CheckpointPlan plan;
+    if (options.empty()) return plan;
+    std::map<std::string, std::size_t> counts;
+    for (const std::string& o : options) ++counts[o];
+    std::string base = options.front();
+    for (const auto& [option, n] : counts)
+        if (n > counts[base]) base = option;
+    plan.mode = modeOf(base);
+    for (std::size_t i = 0; i < options.size();) {
+        std::size_t j = i;
+        while (j + 1 < options.size() && options[j + 1] == options[i]) ++j;
+        if (options[i] != base)
+            plan.layers.push_back({static_cast<std::int64_t>(i), static_cast<std::int64_t>(j), modeOf(options[i])});
+        i = j + 1;
+    }
+    return plan;
+}
+
+std::string trainYaml(const ResolvedScenario& r, const Value* original) {
+    const ExecSpec& e = r.scenario.exec;
+    const std::int64_t dp = *e.dp, mbs = *e.micro_batch_size, mbn = *e.micro_batch_num, gbs = *e.global_batch_size;
+    // The trainer has no micro-batch count: it divides the global batch by
+    // micro_batch_size · dp. Anything else would run a strategy nobody priced.
+    if (gbs != mbn * mbs * dp)
+        throw SpecError(Diagnostic{r.scenario.markOf("exec.global_batch_size"), "exec.global_batch_size",
+                                   "resolved strategy is inconsistent with the trainer batch derivation: global_batch_size " +
+                                       num(gbs) + " != micro_batch_num · micro_batch_size · dp = " + num(mbn) + "·" +
+                                       num(mbs) + "·" + num(dp) + " = " + num(mbn * mbs * dp)});
+    Value doc = original ? *original : minimalTrainYaml(r);
+    if (!doc.isMap())
+        throw SpecError(Diagnostic{doc.mark(), "", "a train.yaml is a mapping of sections, got " + doc.describe()});
+    if (const Value* train = doc.find("train"))
+        throw SpecError(Diagnostic{train->mark(), "train",
+                                   "this is the older train: schema; Tessera writes the AutoModels schema "
+                                   "(model, training, accelerator, fsdp_config, activation_checkpoint, dataset)"});
+    doc.erase("context");
+
+    // An uneven placement goes where the seed's parser reads it; an even one needs none.
+    if (std::optional<Value> offset = offsetValue(r))
+        put(sectionOf(sectionOf(doc, "model", "model"), "config_overrides", "model.config_overrides"), "offset", std::move(*offset));
+    else if (Value* model = doc.find("model"); model && model->isMap() && model->find("config_overrides"))
+        if (Value* overrides = model->find("config_overrides"); overrides->isMap()) overrides->erase("offset");
+
+    Value& training = sectionOf(doc, "training", "training");
+    put(training, "global_batch_size", Value::integer(gbs));
+    put(training, "micro_batch_size", Value::integer(mbs));
+    training.erase("micro_batch_num");
+
+    Value& acc = sectionOf(doc, "accelerator", "accelerator");
+    put(acc, "tp_size", Value::integer(*e.tp), {"tp_degree"});
+    put(acc, "pp_size", Value::integer(*e.pp), {"pipeline_parallel_degree"});
+    put(acc, "cp_size", Value::integer(*e.cp), {"context_parallel_degree"});
+    put(acc, "ep_size", Value::integer(*e.ep), {"expert_parallel_degree"});
+    if (*e.vpp > 1) put(acc, "pp_interleave_num", Value::integer(*e.vpp));
+    else acc.erase("pp_interleave_num");
+    put(acc, "pipeline_scheduler", Value::string(*e.pp_schedule == "interleaved" ? "1f1b" : *e.pp_schedule));
+    put(acc, "sequence_parallel", Value::boolean(*e.sequence_parallel), {"use_seq_parallel"});
+    put(acc, "context_parallel_algo", Value::string(*e.cp_algo));
+    if (e.etp.value_or(0) > 1) put(acc, "expert_tensor_parallel_degree", Value::integer(*e.etp));
+    else acc.erase("expert_tensor_parallel_degree");
+    // The FSDP degree below is the whole sharding statement; these would override it.
+    for (const char* key : {"dp_replicate", "dp_shard", "micro_batch_num", "optimizer_weight_shard_size"}) acc.erase(key);
+
+    put(sectionOf(doc, "fsdp_config", "fsdp_config"), "dp_shard_size",
+        Value::integer(*e.optimizer_parallel ? *e.optimizer_shard : 1));
+
+    const CheckpointPlan plan = checkpointPlan(r);
+    Value& checkpoint = sectionOf(doc, "activation_checkpoint", "activation_checkpoint");
+    put(checkpoint, "mode", Value::string(plan.mode));
+    if (plan.layers.empty()) {
+        checkpoint.erase("layers");
+    } else {
+        Value layers = Value::map();
+        for (const CheckpointRange& range : plan.layers)
+            layers.set(range.first == range.last ? num(range.first) : num(range.first) + "-" + num(range.last),
+                       Value::string(range.mode));
+        put(checkpoint, "layers", std::move(layers));
+    }
+
+    Value& dataset = sectionOf(doc, "dataset", "dataset");
+    put(sectionOf(dataset, "data_transform", "dataset.data_transform"), "max_seq_len", Value::integer(*e.seq_length));
+    // Lower-priority spellings of the length keep their place but not a stale value.
+    if (Value* config = dataset.find("data_config"); config && config->isMap() && config->find("seq_length"))
+        config->set("seq_length", Value::integer(*e.seq_length));
+    if (Value* data = doc.find("data"); data && data->isMap() && data->find("max_seq_len"))
+        data->set("max_seq_len", Value::integer(*e.seq_length));
+    return toYaml(doc);
+}
+
+}  // namespace tessera::core
