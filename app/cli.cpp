@@ -9,6 +9,7 @@
 
 #include "io/emit.h"
 #include "io/estimatereport.h"
+#include "io/files.h"
 #include "io/hfimport.h"
 #include "io/overrides.h"
 #include "io/presets.h"
@@ -68,29 +69,6 @@ ScenarioArgs scenarioArgs(const std::string& command, const std::vector<std::str
 
 void printDiagnostics(const SpecError& e) {
     for (const Diagnostic& d : e.diagnostics()) std::cerr << d.text() << '\n';
-}
-
-// Write a file atomically: a temporary beside it, then rename over it.
-void writeFileAtomic(const std::string& path, const std::string& text, bool force) {
-    namespace fs = std::filesystem;
-    if (fs::exists(path) && !force)
-        throw std::runtime_error(path + " exists; pass --force to replace it");
-    const std::string temp = path + ".tessera-tmp";
-    {
-        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-        out << text;
-        out.flush();
-        if (!out) {
-            fs::remove(temp);
-            throw std::runtime_error("cannot write " + path);
-        }
-    }
-    std::error_code ec;
-    fs::rename(temp, path, ec);
-    if (ec) {
-        fs::remove(temp);
-        throw std::runtime_error("cannot write " + path + ": " + ec.message());
-    }
 }
 
 int cmdValidate(const std::vector<std::string>& files) {
@@ -178,7 +156,7 @@ int cmdSearch(const std::vector<std::string>& args) {
         const ResolvedScenario chosen = resolve(scenarioWithCandidate(scenario, result.top[pick - 1]));
         std::optional<Value> original;
         if (!trainInput.empty()) original = scenarioDocument(trainInput, nullptr);
-        writeFileAtomic(output, trainYaml(chosen, original ? &*original : nullptr), force);
+        writeFileAtomically(output, trainYaml(chosen, original ? &*original : nullptr), force);
         if (!a.json) std::cout << "\nWrote " << output << " for strategy " << pick << ": " << result.top[pick - 1].label() << '\n';
     }
     return result.feasible > 0 ? kExitOk : kExitInvalid;
@@ -233,7 +211,7 @@ int cmdImportHf(const std::vector<std::string>& args) {
                              withThousands(countParameters(resolved).total()) + " parameters\n" +
                              toYaml(SpecWriter::write(model));
     if (output.empty()) std::cout << yaml;
-    else writeFileAtomic(output, yaml, force);
+    else writeFileAtomically(output, yaml, force);
     return kExitOk;
 }
 

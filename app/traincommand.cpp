@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "io/emit.h"
 #include "io/scenarioio.h"
+#include "io/files.h"
 #include "io/trainyaml.h"
 #include "resolve/resolve.h"
 
@@ -88,27 +89,6 @@ void rebaseModelFile(Value& scenario, const std::string& output) {
     if (!relative.empty()) *file = Value::string(relative.generic_string(), file->mark());
 }
 
-// A temporary beside the target, then a rename: a reader never sees half a file.
-void writeAtomically(const std::string& path, const std::string& text, bool force) {
-    if (fs::exists(path) && !force) throw std::runtime_error(path + " exists; pass --force to replace it");
-    const std::string temp = path + ".tessera-tmp";
-    {
-        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-        out << text;
-        out.flush();
-        if (!out) {
-            fs::remove(temp);
-            throw std::runtime_error("cannot write " + path);
-        }
-    }
-    std::error_code ec;
-    fs::rename(temp, path, ec);
-    if (ec) {
-        fs::remove(temp);
-        throw std::runtime_error("cannot write " + path + ": " + ec.message());
-    }
-}
-
 int importTrain(const Options& o) {
     Value train;
     try {
@@ -127,7 +107,7 @@ int importTrain(const Options& o) {
     if (!o.output.empty()) rebaseModelFile(scenario, o.output);
     const std::string yaml = "# Imported from " + o.input + " by tessera import-train\n" + toYaml(scenario);
     if (o.output.empty()) std::cout << yaml;
-    else writeAtomically(o.output, yaml, o.force);
+    else writeFileAtomically(o.output, yaml, o.force);
     return kExitOk;
 }
 
