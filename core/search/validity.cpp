@@ -29,6 +29,7 @@ std::string refusalText(Refusal r) {
     case Refusal::ScheduleWithoutPipeline: return "a pipeline schedule other than 1f1b without pipelining (the same strategy)";
     case Refusal::SelectiveKeepsEverything: return "selective recompute drops nothing here (flash attention keeps no scores): the same as none";
     case Refusal::ExpertWidthNotDivided: return "etp does not divide the expert width";
+    case Refusal::AllToAllHeads: return "all-to-all context parallelism: the heads per TP rank are not a multiple of cp";
     case Refusal::ShardNotDividing: return "optimizer_shard does not divide the data-parallel group";
     case Refusal::ShardWithoutOptimizer: return "optimizer_shard without optimizer sharding (the same strategy)";
     case Refusal::Count: break;
@@ -88,7 +89,10 @@ Refusal Validity::check(const std::size_t* d, Candidate& c) const {
     const std::int64_t expertTp = c.etp > 1 ? c.etp : c.tp;
     if ((c.dp * c.tp * c.cp) % (c.ep * expertTp) != 0) return Refusal::ExpertGroupsNotFitting;
     if (m_experts > 1 && m_expertWidth % expertTp != 0) return Refusal::ExpertWidthNotDivided;
-    if (c.cp > 1 && m_seq % (2 * c.cp) != 0) return Refusal::ContextSequence;
+    if (c.cp > 1 && m_setup.input.strategy.cpAlgorithm == CpAlgorithm::Ring && m_seq % (2 * c.cp) != 0)
+        return Refusal::ContextSequence;
+    if (c.cp > 1 && m_setup.input.strategy.cpAlgorithm != CpAlgorithm::Ring && ((m_heads / c.tp) % c.cp || m_seq % c.cp))
+        return Refusal::AllToAllHeads;
     if (c.sp && m_seq % (c.tp * c.cp) != 0) return Refusal::SequenceParallelSequence;
     if ((c.gradSharded || c.fsdp) && !c.optimizerSharded) return Refusal::ShardingWithoutOptimizer;
     if (c.gradSharded && c.fsdp) return Refusal::ShardingRedundant;

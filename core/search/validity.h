@@ -37,6 +37,7 @@ enum class Refusal : std::uint8_t {
     ScheduleWithoutPipeline,
     SelectiveKeepsEverything,
     ExpertWidthNotDivided,
+    AllToAllHeads,
     ShardNotDividing,
     ShardWithoutOptimizer,
     Count
