@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "screenshot.h"
 #include "mainwindow/mainwindow.h"
 
 int main(int argc, char** argv) {
@@ -17,6 +18,8 @@ int main(int argc, char** argv) {
     QApplication::setOrganizationName(QStringLiteral("Tessera"));
     QApplication::setOrganizationDomain(QStringLiteral("tessera.example"));
     QApplication::setApplicationVersion(QStringLiteral(TESSERA_VERSION));
+    if (tessera::app::isScreenshotInvocation(app.arguments().mid(1)))
+        return tessera::app::runScreenshot(app.arguments().mid(1));
     const QStringList positional = app.arguments().mid(1);
     tessera::ui::MainWindow window(positional.isEmpty() ? QString() : positional.first());
     window.show();

@@ -239,6 +239,11 @@ Value scenarioDocument(const std::string& pathOrPreset, std::string* baseDir) {
     }
 }
 
+Scenario loadScenarioOrPreset(const std::string& pathOrPreset) {
+    if (!fs::exists(pathOrPreset) && presetText(PresetKind::Scenario, pathOrPreset)) return presetScenario(pathOrPreset);
+    return loadScenario(pathOrPreset);
+}
+
 Scenario presetScenario(const std::string& id) {
     std::optional<std::string> text = presetText(PresetKind::Scenario, id);
     if (!text)

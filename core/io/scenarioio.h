@@ -19,6 +19,8 @@ Scenario loadScenario(const std::string& path);
 // `name` is used in messages; relative file references resolve against baseDir.
 Scenario parseScenario(std::string_view text, const std::string& name, Format format, const std::string& baseDir);
 Scenario presetScenario(const std::string& id);
+// A scenario file, or the scenario preset of that id when no such file exists.
+Scenario loadScenarioOrPreset(const std::string& pathOrPreset);
 // A scenario from its document tree (after overrides); `name` for messages.
 Scenario scenarioFromValue(const Value& root, const std::string& name, const std::string& baseDir);
 // The document of a scenario file, or of a scenario preset when no such file exists.

@@ -1,10 +1,29 @@
-// The placeholder main window opens on the default scenario (offscreen).
+// The main window (offscreen): the default scenario's views, a bad file's problems,
+// the stage model under QAbstractItemModelTester, and headless screenshots.
+#include <QAbstractItemModelTester>
+#include <QChartView>
+#include <QLabel>
 #include <QPlainTextEdit>
+#include <QProcess>
 #include <QStatusBar>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "io/scenarioio.h"
 #include "mainwindow/mainwindow.h"
+#include "models/stagememorymodel.h"
+
+namespace {
+
+int distinctColours(const QImage& image) {
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 3)
+        for (int x = 0; x < image.width(); x += 3) colours.insert(image.pixel(x, y));
+    return int(colours.size());
+}
+
+}  // namespace
 
 class TestMainWindow : public QObject {
     Q_OBJECT
@@ -13,28 +32,84 @@ private slots:
         tessera::ui::MainWindow window({});
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
-        const QString text = window.findChild<QPlainTextEdit*>()->toPlainText();
-        QVERIFY(text.contains("Llama-3 70B"));
-        QVERIFY(text.contains("NVIDIA H100"));
+        QVERIFY(window.loaded());
         QVERIFY(window.windowTitle().contains("llama3-70b-h100x64"));
-        // The window draws something: not a blank image. Set TESSERA_SCREENSHOT_DIR to keep it.
-        const QImage image = window.grab().toImage();
-        QCOMPARE(image.size(), window.size() * window.devicePixelRatio());
-        QSet<QRgb> colours;
-        for (int y = 0; y < image.height(); y += 3)
-            for (int x = 0; x < image.width(); x += 3) colours.insert(image.pixel(x, y));
-        QVERIFY2(colours.size() >= 3, "the window grabbed blank");
-        if (const QByteArray dir = qgetenv("TESSERA_SCREENSHOT_DIR"); !dir.isEmpty())
-            QVERIFY(image.save(QString::fromLocal8Bit(dir) + "/mainwindow.png"));
+        auto* scenario = qobject_cast<QPlainTextEdit*>(window.view("scenario"));
+        QVERIFY(scenario->toPlainText().contains("Llama-3 70B"));
+        auto* estimate = qobject_cast<QPlainTextEdit*>(window.view("estimate"));
+        QVERIFY(estimate->toPlainText().contains("Memory per device"));
+        // The memory view: a chart with the seven terms and the device line, a table of stages.
+        auto* chart = window.view("memory")->findChild<QChartView*>();
+        QVERIFY(chart && chart->chart());
+        QCOMPARE(chart->chart()->series().size(), 2);  // the stacked bars and the device memory line
+        auto* table = window.view("memory")->findChild<QTableView*>();
+        QCOMPARE(table->model()->rowCount(), 4);
+        const QString figures = window.statusBar()->findChildren<QLabel*>().last()->text();
+        QVERIFY2(figures.contains("tok/s") && figures.contains("MFU") && figures.contains("/ 80.0 GiB"), qPrintable(figures));
+        // Every view draws something.
+        for (const char* name : {"memory", "estimate", "scenario"}) {
+            QVERIFY(window.showView(name));
+            const QImage image = window.view(name)->grab().toImage();
+            QVERIFY2(distinctColours(image) >= 3, name);
+            if (const QByteArray dir = qgetenv("TESSERA_SCREENSHOT_DIR"); !dir.isEmpty())
+                image.save(QString::fromLocal8Bit(dir) + "/view-" + name + ".png");
+        }
+        QVERIFY(!window.showView("nonsense"));
     }
 
     void showsEveryProblemOfABadFile() {
         tessera::ui::MainWindow window(QStringLiteral(TESSERA_TEST_DATA "/cli/three-mistakes.yaml"));
-        const QString text = window.findChild<QPlainTextEdit*>()->toPlainText();
+        QVERIFY(!window.loaded());
+        const QString text = qobject_cast<QPlainTextEdit*>(window.view("scenario"))->toPlainText();
         QVERIFY(text.contains("cannot be used"));
         QVERIFY(text.contains("model.num_hiden_layers"));
         QVERIFY(text.contains("exec.pp_schedule"));
         QVERIFY(window.statusBar()->currentMessage().contains("3"));
+    }
+
+    void stageModel() {
+        tessera::ui::StageMemoryModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const auto r = tessera::core::resolve(tessera::core::presetScenario("deepseek-v3-h800x2048"));
+        model.setEstimate(tessera::core::estimate(r));
+        QCOMPARE(model.rowCount(), 16);
+        const QModelIndex total = model.index(1, tessera::ui::StageMemoryModel::Total);
+        QVERIFY(model.data(total, Qt::UserRole).toLongLong() > 80LL << 30);  // stage 1 is over the device
+        QCOMPARE(model.data(total, Qt::ForegroundRole).value<QBrush>().color(), QColor(0xD5, 0x00, 0x00));
+        QVERIFY(model.data(total, Qt::ToolTipRole).toString().endsWith("bytes"));
+        model.setEstimate({});
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    // tessera --screenshot, headless: the asked size, not blank.
+    void headlessScreenshots_data() {
+        QTest::addColumn<QString>("view");
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("window") << "window" << QSize(1600, 1000);
+        QTest::newRow("memory") << "memory" << QSize(1200, 800);
+    }
+    void headlessScreenshots() {
+        QFETCH(QString, view);
+        QFETCH(QSize, size);
+        QTemporaryDir dir;
+        const QString out = dir.filePath("shot.png");
+        QProcess p;
+        p.start(QStringLiteral(TESSERA_BINARY), {"--screenshot", out, "llama3-8b-a100x8", "--view", view, "--size",
+                                                  QString("%1x%2").arg(size.width()).arg(size.height())});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 0);
+        const QImage image(out);
+        QVERIFY(!image.isNull());
+        if (view == "window") QCOMPARE(image.size(), size);
+        else QVERIFY(image.width() <= size.width() && image.width() > size.width() / 2);
+        QVERIFY(distinctColours(image) >= 8);
+    }
+
+    void screenshotRefusesBadArguments() {
+        QProcess p;
+        p.start(QStringLiteral(TESSERA_BINARY), {"--screenshot", "/tmp/x.png", "--size", "12x9"});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 64);
     }
 };
 

@@ -1,0 +1,70 @@
+#include "screenshot.h"
+
+#include <QApplication>
+#include <QImage>
+#include <QPixmap>
+#include <QTimer>
+#include <cstdio>
+
+#include "cli.h"
+#include "mainwindow/mainwindow.h"
+
+namespace tessera::app {
+
+bool isScreenshotInvocation(const QStringList& args) { return args.contains(QStringLiteral("--screenshot")); }
+
+int runScreenshot(const QStringList& args) {
+    QString output, file, viewName = QStringLiteral("window");
+    QSize size(1600, 1000);
+    for (int i = 0; i < args.size(); ++i) {
+        const QString& a = args[i];
+        auto value = [&]() -> QString {
+            if (i + 1 >= args.size()) return {};
+            return args[++i];
+        };
+        if (a == "--screenshot") output = value();
+        else if (a == "--view") viewName = value();
+        else if (a == "--size") {
+            const QStringList parts = value().split('x');
+            bool okW = false, okH = false;
+            if (parts.size() == 2) size = QSize(parts[0].toInt(&okW), parts[1].toInt(&okH));
+            if (!okW || !okH || size.width() < 200 || size.height() < 150 || size.width() > 10000 || size.height() > 10000) {
+                std::fprintf(stderr, "tessera: --size takes WIDTHxHEIGHT between 200x150 and 10000x10000\n");
+                return kExitUsage;
+            }
+        } else if (a.startsWith('-')) {
+            std::fprintf(stderr, "tessera: unknown option %s\n", qPrintable(a));
+            return kExitUsage;
+        } else if (file.isEmpty()) {
+            file = a;
+        }
+    }
+    if (output.isEmpty()) {
+        std::fprintf(stderr, "tessera: --screenshot needs an output file\n");
+        return kExitUsage;
+    }
+    tessera::ui::MainWindow window(file);
+    if (viewName != "window" && !window.showView(viewName)) {
+        std::fprintf(stderr, "tessera: --view takes memory, pipeline, estimate, scenario or window\n");
+        return kExitUsage;
+    }
+    window.resize(size);
+    window.show();
+    int status = kExitOk;
+    // Grab once the event loop has laid everything out and painted.
+    QTimer::singleShot(0, &window, [&] {
+        QWidget* target = viewName == "window" ? static_cast<QWidget*>(&window) : window.view(viewName);
+        const QImage image = target->grab().toImage();
+        if (!image.save(output)) {
+            std::fprintf(stderr, "tessera: cannot write %s\n", qPrintable(output));
+            status = kExitFailure;
+        } else if (!window.loaded()) {
+            status = kExitInvalid;  // the picture shows the problems; the exit code says so
+        }
+        QApplication::quit();
+    });
+    QApplication::exec();
+    return status;
+}
+
+}  // namespace tessera::app

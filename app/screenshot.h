@@ -1,0 +1,14 @@
+#pragma once
+// Headless pictures for scripts and CI:
+//   tessera --screenshot OUT.png [FILE] [--view memory|pipeline|estimate|scenario|window] [--size 1600x1000]
+// works with QT_QPA_PLATFORM=offscreen. The window is built, laid out by the event
+// loop, grabbed once it is idle, and saved; the exit code says whether that worked.
+#include <QStringList>
+
+namespace tessera::app {
+
+bool isScreenshotInvocation(const QStringList& args);
+// Runs inside an existing QApplication; returns the process exit code.
+int runScreenshot(const QStringList& args);
+
+}  // namespace tessera::app

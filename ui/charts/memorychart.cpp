@@ -1,0 +1,99 @@
+#include "charts/memorychart.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QCursor>
+#include <QLineSeries>
+#include <QLocale>
+#include <QStackedBarSeries>
+#include <QToolTip>
+#include <QValueAxis>
+
+#include "charts/palette.h"
+#include "models/stagememorymodel.h"
+
+namespace tessera::ui {
+
+namespace {
+
+double gib(core::Bytes b) { return double(b) / double(core::GiB); }
+
+}  // namespace
+
+QChart* buildMemoryChart(const core::Estimate& e) {
+    auto* chart = new QChart;
+    chart->setTitle(QObject::tr("Memory per device by pipeline stage (GiB = 2^30 bytes)"));
+    chart->setAnimationOptions(QChart::NoAnimation);
+    auto* series = new QStackedBarSeries(chart);
+    const struct {
+        int column;
+        QColor colour;
+    } terms[] = {{StageMemoryModel::Parameters, colours::kParameters},
+                 {StageMemoryModel::Gradients, colours::kGradients},
+                 {StageMemoryModel::OptimizerStates, colours::kOptimizerStates},
+                 {StageMemoryModel::MasterCopy, colours::kMasterCopy},
+                 {StageMemoryModel::Activations, colours::kActivations},
+                 {StageMemoryModel::Buffers, colours::kBuffers},
+                 {StageMemoryModel::Working, colours::kWorking}};
+    double top = gib(e.deviceMemory);
+    for (const auto& term : terms) {
+        auto* set = new QBarSet(StageMemoryModel::columnName(term.column), series);
+        set->setColor(term.colour);
+        set->setBorderColor(term.colour.darker(130));
+        for (const core::StageEstimate& s : e.stages) set->append(gib(StageMemoryModel::bytes(s.memory, term.column)));
+        // Exact bytes on hover: colour is never the only carrier of a number.
+        const QString name = set->label();
+        QObject::connect(set, &QBarSet::hovered, chart, [e, column = term.column, name](bool on, int index) {
+            if (!on || index < 0 || index >= int(e.stages.size())) return QToolTip::hideText();
+            const core::StageEstimate& s = e.stages[std::size_t(index)];
+            const core::Bytes b = StageMemoryModel::bytes(s.memory, column);
+            QToolTip::showText(QCursor::pos(), QObject::tr("Stage %1 · %2: %3 GiB (%4 bytes)\nStage total %5 GiB")
+                                                   .arg(s.stage).arg(name).arg(gib(b), 0, 'f', 2)
+                                                   .arg(QLocale().toString(qlonglong(b)))
+                                                   .arg(gib(s.memory.total()), 0, 'f', 1));
+        });
+        series->append(set);
+    }
+    series->setBarWidth(0.6);
+    chart->addSeries(series);
+
+    QStringList categories;
+    for (const core::StageEstimate& s : e.stages) {
+        top = std::max(top, gib(s.memory.total()));
+        categories << (s.memory.total() > e.deviceMemory ? QObject::tr("%1 over").arg(s.stage) : QString::number(s.stage));
+    }
+    auto* x = new QBarCategoryAxis(chart);
+    x->append(categories);
+    x->setTitleText(QObject::tr("pipeline stage (\"over\": above the device's memory)"));
+    auto* y = new QValueAxis(chart);
+    // Round ticks a reader can count: 10, 20 or 50 GiB apart.
+    const double step = top > 300 ? 50 : top > 120 ? 20 : 10;
+    y->setRange(0, std::ceil(top * 1.08 / step) * step);
+    y->setTickType(QValueAxis::TicksDynamic);
+    y->setTickAnchor(0);
+    y->setTickInterval(step);
+    y->setTitleText(QObject::tr("GiB per device"));
+    y->setLabelFormat("%.0f");
+    chart->addAxis(x, Qt::AlignBottom);
+    chart->addAxis(y, Qt::AlignLeft);
+    series->attachAxis(x);
+    series->attachAxis(y);
+
+    // The device's memory, as a labelled line across every stage.
+    auto* limit = new QLineSeries(chart);
+    limit->setName(QObject::tr("device memory %1 GiB").arg(gib(e.deviceMemory), 0, 'f', 1));
+    limit->append(-0.5, gib(e.deviceMemory));
+    limit->append(double(e.stages.size()) - 0.5, gib(e.deviceMemory));
+    QPen pen(colours::kOverLimit);
+    pen.setWidth(2);
+    pen.setStyle(Qt::DashLine);
+    limit->setPen(pen);
+    chart->addSeries(limit);
+    limit->attachAxis(x);
+    limit->attachAxis(y);
+    chart->legend()->setAlignment(Qt::AlignBottom);
+    return chart;
+}
+
+}  // namespace tessera::ui

@@ -1,0 +1,19 @@
+#pragma once
+// The Memory view's chart: one stacked bar per pipeline stage (parameters,
+// gradients, optimizer states, master copy, activations, buffers, working set), the
+// device's memory as a labelled line, stages over it named in their axis label.
+// Hovering a segment shows its exact bytes. A builder (estimate -> new QChart), so
+// Qt Charts stays behind this one door (DESIGN.md).
+#include <QtGlobal>
+
+#include "model/estimate.h"
+
+QT_BEGIN_NAMESPACE
+class QChart;
+QT_END_NAMESPACE
+
+namespace tessera::ui {
+
+QChart* buildMemoryChart(const core::Estimate& estimate);
+
+}  // namespace tessera::ui

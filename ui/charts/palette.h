@@ -1,0 +1,17 @@
+#pragma once
+// One colour per meaning, everywhere (UI.md "Colours and marks"): the Okabe-Ito
+// colour-blind-safe palette.
+#include <QColor>
+
+namespace tessera::ui::colours {
+
+inline const QColor kParameters{0x00, 0x72, 0xB2};       // blue
+inline const QColor kGradients{0x56, 0xB4, 0xE9};        // sky
+inline const QColor kOptimizerStates{0x00, 0x9E, 0x73};  // bluish green
+inline const QColor kMasterCopy{0xF0, 0xE4, 0x42};       // yellow
+inline const QColor kActivations{0xD5, 0x5E, 0x00};      // vermillion
+inline const QColor kBuffers{0xCC, 0x79, 0xA7};          // reddish purple
+inline const QColor kWorking{0xE6, 0x9F, 0x00};          // orange
+inline const QColor kOverLimit{0xD5, 0x00, 0x00};        // red: outlines and labels, never fill alone
+
+}  // namespace tessera::ui::colours

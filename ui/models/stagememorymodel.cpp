@@ -1,0 +1,84 @@
+#include "models/stagememorymodel.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QLocale>
+
+namespace tessera::ui {
+
+StageMemoryModel::StageMemoryModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void StageMemoryModel::setEstimate(const core::Estimate& estimate) {
+    beginResetModel();
+    m_estimate = estimate;
+    endResetModel();
+}
+
+int StageMemoryModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : int(m_estimate.stages.size());
+}
+
+int StageMemoryModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+core::Bytes StageMemoryModel::bytes(const core::StageMemory& m, int column) {
+    switch (column) {
+    case Parameters: return m.parameters;
+    case Gradients: return m.gradients;
+    case OptimizerStates: return m.optimizerStates;
+    case MasterCopy: return m.mainParameters;
+    case Activations: return m.activations;
+    case Buffers: return m.buffers;
+    case Working: return m.working;
+    case Total: return m.total();
+    default: return 0;
+    }
+}
+
+QString StageMemoryModel::columnName(int column) {
+    switch (column) {
+    case Stage: return tr("Stage");
+    case Layers: return tr("Layers");
+    case InFlight: return tr("In flight");
+    case Parameters: return tr("Parameters");
+    case Gradients: return tr("Gradients");
+    case OptimizerStates: return tr("Optimizer states");
+    case MasterCopy: return tr("Master copy");
+    case Activations: return tr("Activations");
+    case Buffers: return tr("Buffers");
+    case Working: return tr("Working set");
+    case Total: return tr("Total");
+    default: return {};
+    }
+}
+
+QVariant StageMemoryModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount) return {};
+    const core::StageEstimate& s = m_estimate.stages[std::size_t(index.row())];
+    const int column = index.column();
+    if (column == Stage) return role == Qt::DisplayRole || role == Qt::UserRole ? QVariant(s.stage) : QVariant();
+    if (column == Layers) return role == Qt::DisplayRole || role == Qt::UserRole ? QVariant(qlonglong(s.layers)) : QVariant();
+    if (column == InFlight)
+        return role == Qt::DisplayRole || role == Qt::UserRole ? QVariant(qlonglong(s.inFlightMicroBatches)) : QVariant();
+    const core::Bytes b = bytes(s.memory, column);
+    switch (role) {
+    case Qt::DisplayRole: return QString::number(double(b) / double(core::GiB), 'f', 1);
+    case Qt::UserRole: return QVariant(qlonglong(b));
+    case Qt::ToolTipRole: return tr("%1 bytes").arg(QLocale().toString(qlonglong(b)));
+    case Qt::TextAlignmentRole: return int(Qt::AlignRight | Qt::AlignVCenter);
+    case Qt::ForegroundRole:
+        if (column == Total && b > m_estimate.deviceMemory) return QBrush(QColor(0xD5, 0x00, 0x00));
+        return {};
+    default: return {};
+    }
+}
+
+QVariant StageMemoryModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (role != Qt::DisplayRole) return {};
+    if (orientation == Qt::Horizontal) {
+        const QString name = columnName(section);
+        return section >= Parameters ? name + tr(" (GiB)") : name;
+    }
+    return section + 1;
+}
+
+}  // namespace tessera::ui
