@@ -45,14 +45,15 @@ int runScreenshot(const QStringList& args) {
     }
     tessera::ui::MainWindow window(file);
     if (viewName != "window" && !window.showView(viewName)) {
-        std::fprintf(stderr, "tessera: --view takes memory, pipeline, estimate, scenario or window\n");
+        std::fprintf(stderr, "tessera: --view takes memory, pipeline, pareto, candidates, estimate, scenario or window\n");
         return kExitUsage;
     }
     window.resize(size);
     window.show();
     int status = kExitOk;
-    // Grab once the event loop has laid everything out and painted.
-    QTimer::singleShot(0, &window, [&] {
+    // Grab once the event loop has laid everything out and painted - after the
+    // scenario's search, for the views that show one.
+    auto grab = [&] {
         QWidget* target = viewName == "window" ? static_cast<QWidget*>(&window) : window.view(viewName);
         const QImage image = target->grab().toImage();
         if (!image.save(output)) {
@@ -62,7 +63,13 @@ int runScreenshot(const QStringList& args) {
             status = kExitInvalid;  // the picture shows the problems; the exit code says so
         }
         QApplication::quit();
-    });
+    };
+    if (viewName == "pareto" || viewName == "candidates") {
+        QObject::connect(&window, &tessera::ui::MainWindow::searchFinished, &window, [&] { QTimer::singleShot(0, &window, grab); });
+        window.startSearch();
+    } else {
+        QTimer::singleShot(0, &window, grab);
+    }
     QApplication::exec();
     return status;
 }

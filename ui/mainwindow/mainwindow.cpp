@@ -1,9 +1,18 @@
 #include "mainwindow/mainwindow.h"
 
+#include <QAction>
 #include <QChartView>
+#include <QHBoxLayout>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QToolBar>
 #include <QFontDatabase>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPointer>
 #include <QLocale>
 #include <QPlainTextEdit>
 #include <QStatusBar>
@@ -12,11 +21,17 @@
 #include <QVBoxLayout>
 
 #include "charts/memorychart.h"
+#include "charts/paretochart.h"
+#include "io/searchreport.h"
+#include "models/candidatesmodel.h"
 #include "io/estimatereport.h"
 #include "io/presets.h"
 #include "io/scenarioio.h"
 #include "io/showreport.h"
 #include "models/stagememorymodel.h"
+#include "pipeline/schedule.h"
+#include "views/timelinemapping.h"
+#include "views/timelinewidget.h"
 
 namespace tessera::ui {
 
@@ -52,8 +67,49 @@ MainWindow::MainWindow(const QString& scenarioPath, QWidget* parent) : QMainWind
     m_stageTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     memoryLayout->addWidget(m_stageTable, 1);
     m_tabs->addTab(m_memory, tr("Memory"));
-    m_pipeline = new QLabel(tr("The pipeline timeline arrives with the desktop-app issue."), m_tabs);
+    m_pipeline = new TimelineWidget(m_tabs);
     m_tabs->addTab(m_pipeline, tr("Pipeline"));
+    // Pareto: the chart of the last search.
+    m_pareto = new QWidget(m_tabs);
+    auto* paretoLayout = new QVBoxLayout(m_pareto);
+    auto* paretoView = new QChartView(m_pareto);
+    paretoView->setRenderHint(QPainter::Antialiasing);
+    paretoView->setObjectName("paretoChart");
+    paretoLayout->addWidget(paretoView);
+    m_tabs->addTab(m_pareto, tr("Pareto"));
+    // Candidates: the top strategies, sortable and filterable, with the refusal counts beside them.
+    auto* splitter = new QSplitter(m_tabs);
+    m_candidates = splitter;
+    auto* tablePane = new QWidget(m_candidates);
+    auto* tableLayout = new QVBoxLayout(tablePane);
+    auto* filter = new QLineEdit(tablePane);
+    filter->setPlaceholderText(tr("Filter strategies (any column), e.g. interleaved or ZeRO-2"));
+    filter->setClearButtonEnabled(true);
+    tableLayout->addWidget(filter);
+    m_candidateModel = new CandidatesModel(this);
+    m_candidateProxy = new QSortFilterProxyModel(this);
+    m_candidateProxy->setSourceModel(m_candidateModel);
+    m_candidateProxy->setSortRole(Qt::UserRole);
+    m_candidateProxy->setFilterKeyColumn(-1);
+    m_candidateProxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    connect(filter, &QLineEdit::textChanged, m_candidateProxy, &QSortFilterProxyModel::setFilterFixedString);
+    auto* candidates = new QTableView(tablePane);
+    candidates->setObjectName("candidateTable");
+    candidates->setModel(m_candidateProxy);
+    candidates->setSortingEnabled(true);
+    candidates->sortByColumn(CandidatesModel::Rank, Qt::AscendingOrder);
+    candidates->setSelectionBehavior(QAbstractItemView::SelectRows);
+    candidates->verticalHeader()->hide();
+    candidates->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    connect(candidates, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+        pickCandidate(m_candidateModel->candidate(m_candidateProxy->mapToSource(index).row()));
+    });
+    tableLayout->addWidget(candidates);
+    m_refusals = textView(m_candidates);
+    m_refusals->setObjectName("refusals");
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 1);
+    m_tabs->addTab(m_candidates, tr("Candidates"));
     m_estimateText = textView(m_tabs);
     m_tabs->addTab(m_estimateText, tr("Estimate"));
     m_scenarioText = textView(m_tabs);
@@ -61,6 +117,28 @@ MainWindow::MainWindow(const QString& scenarioPath, QWidget* parent) : QMainWind
     setCentralWidget(m_tabs);
     m_figures = new QLabel(this);
     statusBar()->addPermanentWidget(m_figures);
+    m_progress = new QProgressBar(this);
+    m_progress->setRange(0, 1000);
+    m_progress->setMaximumWidth(180);
+    m_progress->setVisible(false);
+    statusBar()->addPermanentWidget(m_progress);
+    m_cancel = new QPushButton(tr("Cancel"), this);
+    m_cancel->setVisible(false);
+    statusBar()->addPermanentWidget(m_cancel);
+    connect(m_cancel, &QPushButton::clicked, this, &MainWindow::cancelSearch);
+
+    m_search = new SearchController(this);
+    connect(m_search, &SearchController::progress, this, [this](double fraction, qulonglong n, const QString& best) {
+        m_progress->setValue(int(fraction * 1000));
+        statusBar()->showMessage(tr("Searching: %1 candidates%2").arg(QLocale().toString(n))
+                                     .arg(best.isEmpty() ? QString() : tr(" · best so far %1").arg(best)));
+    });
+    connect(m_search, &SearchController::finished, this, &MainWindow::showSearch);
+    auto* toolbar = addToolBar(tr("Search"));
+    toolbar->setObjectName("searchToolbar");
+    auto* searchAction = toolbar->addAction(tr("Search ▶"), this, &MainWindow::startSearch);
+    searchAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    searchAction->setToolTip(tr("Search the strategy space of this scenario on a worker thread (Ctrl+R)"));
     resize(1280, 820);
     load(scenarioPath);
 }
@@ -68,6 +146,8 @@ MainWindow::MainWindow(const QString& scenarioPath, QWidget* parent) : QMainWind
 QWidget* MainWindow::view(const QString& name) const {
     if (name == "memory") return m_memory;
     if (name == "pipeline") return m_pipeline;
+    if (name == "pareto") return m_pareto;
+    if (name == "candidates") return m_candidates;
     if (name == "estimate") return m_estimateText;
     if (name == "scenario") return m_scenarioText;
     return nullptr;
@@ -85,18 +165,83 @@ void MainWindow::load(const QString& scenarioPath) {
     const QString title = scenarioPath.isEmpty() ? QString::fromLatin1(kDefaultScenario) : scenarioPath;
     setWindowTitle(tr("%1 - Tessera").arg(title));
     try {
-        const ResolvedScenario r = resolve(scenarioPath.isEmpty() ? presetScenario(kDefaultScenario)
-                                                                  : loadScenarioOrPreset(scenarioPath.toStdString()));
-        showEstimate(r, estimate(r));
+        m_scenario = scenarioPath.isEmpty() ? presetScenario(kDefaultScenario) : loadScenarioOrPreset(scenarioPath.toStdString());
+    } catch (const SpecError& e) {
+        showProblems(e);
+        return;
+    }
+    evaluate(*m_scenario);
+}
+
+void MainWindow::evaluate(const core::Scenario& scenario) {
+    using namespace tessera::core;
+    try {
+        const ResolvedScenario r = resolve(scenario);
+        const Estimate e = estimate(r);
+        showEstimate(r, e);
+        m_estimate = e;
         m_loaded = true;
     } catch (const SpecError& e) {
-        const QString problems = tr("This scenario cannot be used:\n\n%1").arg(QString::fromStdString(e.what()));
-        m_scenarioText->setPlainText(problems);
-        m_estimateText->setPlainText(problems);
-        m_tabs->setCurrentWidget(m_scenarioText);
-        statusBar()->showMessage(tr("%n problem(s)", nullptr, static_cast<int>(e.diagnostics().size())));
-        m_loaded = false;
+        showProblems(e);
     }
+}
+
+void MainWindow::showProblems(const core::SpecError& e) {
+    const QString problems = tr("This scenario cannot be used:\n\n%1").arg(QString::fromStdString(e.what()));
+    m_scenarioText->setPlainText(problems);
+    m_estimateText->setPlainText(problems);
+    m_tabs->setCurrentWidget(m_scenarioText);
+    statusBar()->showMessage(tr("%n problem(s)", nullptr, static_cast<int>(e.diagnostics().size())));
+    m_loaded = false;
+}
+
+void MainWindow::startSearch() {
+    if (!m_scenario) return;
+    m_progress->setValue(0);
+    m_progress->setVisible(true);
+    m_cancel->setVisible(true);
+    m_search->start(*m_scenario);
+}
+
+void MainWindow::cancelSearch() {
+    m_search->cancel();
+    statusBar()->showMessage(tr("Search cancelled"), 3000);
+}
+
+void MainWindow::pickCandidate(const core::Candidate& candidate) {
+    if (!m_scenario) return;
+    evaluate(core::scenarioWithCandidate(*m_scenario, candidate));
+    statusBar()->showMessage(tr("Loaded %1").arg(QString::fromStdString(candidate.label())), 5000);
+}
+
+void MainWindow::showSearch(std::shared_ptr<const SearchOutcome> outcome) {
+    m_progress->setVisible(false);
+    m_cancel->setVisible(false);
+    if (!outcome->error.isEmpty()) {
+        m_refusals->setPlainText(tr("The scenario cannot be searched:\n\n%1").arg(outcome->error));
+        statusBar()->showMessage(tr("Search failed"), 5000);
+        emit searchFinished();
+        return;
+    }
+    const core::SearchResult& r = outcome->result;
+    m_candidateModel->setCandidates(r.top);
+    QString refusals = QString::fromStdString(core::searchText(outcome->setup, r, 0));
+    m_refusals->setPlainText(refusals.left(refusals.indexOf(QStringLiteral("\nBest strategies"))));
+    std::optional<CurrentPoint> current;
+    if (m_estimate) current = CurrentPoint{m_estimate->peakMemory, m_estimate->stepSeconds};
+    auto* paretoView = m_pareto->findChild<QChartView*>("paretoChart");
+    QChart* old = paretoView->chart();
+    QPointer<MainWindow> self(this);
+    paretoView->setChart(buildParetoChart(r, outcome->setup.space.memoryLimit, current, [self](const core::Candidate& c) {
+        if (self) self->pickCandidate(c);
+    }));
+    delete old;
+    statusBar()->showMessage(tr("Search done: %1 of %2 candidates fit%3")
+                                 .arg(QLocale().toString(qulonglong(r.feasible)))
+                                 .arg(QLocale().toString(qulonglong(r.spaceSize)))
+                                 .arg(r.cancelled ? tr(" (cancelled)") : QString()),
+                             8000);
+    emit searchFinished();
 }
 
 void MainWindow::showEstimate(const core::ResolvedScenario& r, const core::Estimate& e) {
@@ -107,6 +252,20 @@ void MainWindow::showEstimate(const core::ResolvedScenario& r, const core::Estim
     QChart* old = chartView->chart();
     chartView->setChart(buildMemoryChart(e));
     delete old;
+    // The pipeline as the schedule runs it. The title gives the hatched share over all
+    // stages (the simulation's); the estimate's bubble is the slowest stage's idle time.
+    const core::ExecSpec& exec = r.scenario.exec;
+    try {
+        const core::PipelineResult pipeline =
+            core::simulatePipeline(pipelineInputFor(e, *exec.pp_schedule, int(*exec.vpp), int(*exec.micro_batch_num)));
+        auto* timeline = static_cast<TimelineWidget*>(m_pipeline);
+        timeline->setPipeline(pipeline);
+        timeline->setTitle(tr("idle %1 % of all stages' time (bubble on the slowest stage %2 %) · step %3")
+                               .arg(pipeline.bubbleFraction * 100, 0, 'f', 1).arg(e.bubbleFraction * 100, 0, 'f', 1)
+                               .arg(QString::fromStdString(core::formatSeconds(e.stepSeconds))));
+    } catch (const std::invalid_argument&) {
+        static_cast<TimelineWidget*>(m_pipeline)->setPipeline({});  // a schedule the simulator cannot run
+    }
     const core::StageEstimate& peak = e.stages[std::size_t(e.peakStage)];
     m_summary->setText(tr("Stage %1: %2 of %3 GiB · activations %4 GiB (%5 %)%6")
                            .arg(peak.stage).arg(gib(peak.memory.total())).arg(gib(e.deviceMemory))

@@ -4,18 +4,25 @@
 // not load shows every problem with it instead. The forms, the search and the
 // Pareto view arrive with the rest of the desktop-app issue.
 #include <QMainWindow>
+#include <memory>
 
 #include "model/estimate.h"
 #include "resolve/resolve.h"
+#include "workers/searchcontroller.h"
 
 class QLabel;
 class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
 class QTabWidget;
 class QTableView;
+class QSortFilterProxyModel;
+class QLineEdit;
 
 namespace tessera::ui {
 
 class StageMemoryModel;
+class CandidatesModel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -23,14 +30,27 @@ public:
     // An empty path opens the embedded default scenario.
     explicit MainWindow(const QString& scenarioPath, QWidget* parent = nullptr);
 
-    // "memory", "pipeline", "estimate" or "scenario"; false for an unknown name.
+    // "memory", "pipeline", "pareto", "candidates", "estimate" or "scenario"; false for an unknown name.
     bool showView(const QString& name);
     QWidget* view(const QString& name) const;
     bool loaded() const { return m_loaded; }
 
+    // Search the scenario on a worker thread (its search section, or every dimension).
+    void startSearch();
+    void cancelSearch();
+    SearchController* searchController() const { return m_search; }
+    // Load a searched candidate's strategy into the views.
+    void pickCandidate(const core::Candidate& candidate);
+
+signals:
+    void searchFinished();
+
 private:
     void load(const QString& scenarioPath);
+    void evaluate(const core::Scenario& scenario);
+    void showProblems(const core::SpecError& e);
     void showEstimate(const core::ResolvedScenario& r, const core::Estimate& e);
+    void showSearch(std::shared_ptr<const SearchOutcome> outcome);
 
     QTabWidget* m_tabs = nullptr;
     QWidget* m_memory = nullptr;
@@ -41,6 +61,16 @@ private:
     StageMemoryModel* m_stageModel = nullptr;
     QLabel* m_summary = nullptr;
     QLabel* m_figures = nullptr;
+    QWidget* m_pareto = nullptr;
+    QWidget* m_candidates = nullptr;
+    CandidatesModel* m_candidateModel = nullptr;
+    QSortFilterProxyModel* m_candidateProxy = nullptr;
+    QPlainTextEdit* m_refusals = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QPushButton* m_cancel = nullptr;
+    SearchController* m_search = nullptr;
+    std::optional<core::Scenario> m_scenario;  // as loaded
+    std::optional<core::Estimate> m_estimate;   // of the strategy in the views
     bool m_loaded = false;
 };
 

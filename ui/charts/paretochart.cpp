@@ -1,0 +1,127 @@
+#include "charts/paretochart.h"
+
+#include <QChart>
+#include <QCursor>
+#include <QLineSeries>
+#include <QScatterSeries>
+#include <QToolTip>
+#include <QValueAxis>
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "charts/palette.h"
+
+namespace tessera::ui {
+
+namespace {
+
+double gib(core::Bytes b) { return double(b) / double(core::GiB); }
+
+// The kept candidate nearest a point, in axis-normalised distance.
+const core::Candidate* nearest(const std::vector<core::Candidate>& all, QPointF p, double xSpan, double ySpan) {
+    const core::Candidate* best = nullptr;
+    double bestDistance = 1e300;
+    for (const core::Candidate& c : all) {
+        const double dx = (gib(c.peakMemory) - p.x()) / xSpan, dy = (c.stepSeconds - p.y()) / ySpan;
+        if (dx * dx + dy * dy < bestDistance) bestDistance = dx * dx + dy * dy, best = &c;
+    }
+    return best;
+}
+
+}  // namespace
+
+QChart* buildParetoChart(const core::SearchResult& result, core::Bytes memoryLimit, std::optional<CurrentPoint> current,
+                         std::function<void(const core::Candidate&)> pick) {
+    auto* chart = new QChart;
+    chart->setTitle(QObject::tr("Strategies kept by the search: peak memory against step time"));
+    chart->setAnimationOptions(QChart::NoAnimation);
+    // Every candidate kept: the top list and the front.
+    auto kept = std::make_shared<std::vector<core::Candidate>>(result.top);
+    for (const core::Candidate& c : result.pareto)
+        if (std::none_of(kept->begin(), kept->end(), [&](const auto& k) { return k.index == c.index; })) kept->push_back(c);
+
+    double xMax = gib(memoryLimit), yMax = 0, yMin = 1e300;
+    for (const core::Candidate& c : *kept) {
+        xMax = std::max(xMax, gib(c.peakMemory));
+        yMax = std::max(yMax, c.stepSeconds), yMin = std::min(yMin, c.stepSeconds);
+    }
+    if (current) xMax = std::max(xMax, gib(current->peakMemory)), yMax = std::max(yMax, current->stepSeconds),
+                 yMin = std::min(yMin, current->stepSeconds);
+    if (kept->empty() && !current) yMin = 0, yMax = 1;
+    const double yPad = std::max(1e-3, (yMax - yMin) * 0.08);
+
+    auto* dots = new QScatterSeries(chart);
+    dots->setName(QObject::tr("kept strategies"));
+    dots->setMarkerSize(8);
+    dots->setColor(colours::kGradients);
+    dots->setBorderColor(colours::kParameters);
+    for (const core::Candidate& c : *kept) dots->append(gib(c.peakMemory), c.stepSeconds);
+
+    auto* front = new QLineSeries(chart);
+    front->setName(QObject::tr("Pareto front"));
+    QPen frontPen(colours::kActivations);
+    frontPen.setWidth(3);
+    front->setPen(frontPen);
+    for (const core::Candidate& c : result.pareto) front->append(gib(c.peakMemory), c.stepSeconds);
+    front->setPointsVisible(true);
+
+    auto* limit = new QLineSeries(chart);
+    limit->setName(QObject::tr("memory limit %1 GiB").arg(gib(memoryLimit), 0, 'f', 1));
+    QPen limitPen(colours::kOverLimit);
+    limitPen.setWidth(2);
+    limitPen.setStyle(Qt::DashLine);
+    limit->setPen(limitPen);
+
+    chart->addSeries(limit);
+    chart->addSeries(dots);
+    chart->addSeries(front);
+    if (current) {
+        auto* ring = new QScatterSeries(chart);
+        ring->setName(QObject::tr("current strategy"));
+        ring->setMarkerSize(18);
+        ring->setColor(Qt::transparent);
+        ring->setBorderColor(Qt::black);
+        ring->setPen(QPen(QColor(0x20, 0x20, 0x20), 2.5));
+        ring->append(gib(current->peakMemory), current->stepSeconds);
+        chart->addSeries(ring);
+    }
+    auto* x = new QValueAxis(chart);
+    x->setTitleText(QObject::tr("peak memory per device (GiB)"));
+    const double xStep = xMax > 300 ? 50 : xMax > 120 ? 20 : 10;  // round ticks a reader can count
+    x->setRange(0, std::ceil(xMax * 1.05 / xStep) * xStep);
+    x->setTickType(QValueAxis::TicksDynamic);
+    x->setTickAnchor(0);
+    x->setTickInterval(xStep);
+    x->setLabelFormat("%.0f");
+    auto* y = new QValueAxis(chart);
+    y->setTitleText(QObject::tr("step time (s)"));
+    y->setRange(std::max(0.0, yMin - yPad), yMax + yPad);
+    y->applyNiceNumbers();
+    y->setLabelFormat("%.1f");
+    limit->append(gib(memoryLimit), y->min());  // the limit spans the whole plot
+    limit->append(gib(memoryLimit), y->max());
+    chart->addAxis(x, Qt::AlignBottom);
+    chart->addAxis(y, Qt::AlignLeft);
+    for (QAbstractSeries* s : chart->series()) s->attachAxis(x), s->attachAxis(y);
+    chart->legend()->setAlignment(Qt::AlignBottom);
+
+    const double xSpan = std::max(1.0, x->max() - x->min()), ySpan = std::max(1e-9, y->max() - y->min());
+    auto describe = [kept, xSpan, ySpan](const QPointF& p, bool on) {
+        if (!on) return QToolTip::hideText();
+        if (const core::Candidate* c = nearest(*kept, p, xSpan, ySpan))
+            QToolTip::showText(QCursor::pos(), QObject::tr("%1\n%2 GiB · %3 s")
+                                                   .arg(QString::fromStdString(c->label()))
+                                                   .arg(gib(c->peakMemory), 0, 'f', 1).arg(c->stepSeconds, 0, 'g', 3));
+    };
+    QObject::connect(dots, &QScatterSeries::hovered, chart, describe);
+    QObject::connect(front, &QLineSeries::hovered, chart, describe);
+    auto clicked = [kept, xSpan, ySpan, pick](const QPointF& p) {
+        if (const core::Candidate* c = nearest(*kept, p, xSpan, ySpan); c && pick) pick(*c);
+    };
+    QObject::connect(dots, &QScatterSeries::clicked, chart, clicked);
+    QObject::connect(front, &QLineSeries::clicked, chart, clicked);
+    return chart;
+}
+
+}  // namespace tessera::ui

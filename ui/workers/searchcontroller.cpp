@@ -1,0 +1,74 @@
+#include "workers/searchcontroller.h"
+
+#include <QMetaObject>
+#include <QPointer>
+#include <QThread>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace tessera::ui {
+
+SearchController::SearchController(QObject* parent) : QObject(parent) {
+    connect(&m_watcher, &QFutureWatcher<std::shared_ptr<const SearchOutcome>>::finished, this, &SearchController::onFinished);
+}
+
+SearchController::~SearchController() {
+    cancel();
+    m_watcher.waitForFinished();
+}
+
+core::Scenario SearchController::withDefaultSpace(core::Scenario scenario) {
+    if (scenario.search && !scenario.search->space.empty()) return scenario;
+    core::SearchSpec search = scenario.search.value_or(core::SearchSpec{});
+    for (const char* key : {"dp", "tp", "pp", "vpp", "cp", "ep", "micro_batch_size", "micro_batch_num", "sequence_parallel",
+                            "optimizer_parallel", "grad_shard", "recompute", "pp_schedule"})
+        search.space.push_back({key, std::nullopt});
+    scenario.search = search;
+    return scenario;
+}
+
+void SearchController::cancel() {
+    if (m_cancel) m_cancel->store(true);
+}
+
+void SearchController::start(const core::Scenario& scenario, int threads) {
+    cancel();
+    const quint64 generation = ++m_generation;
+    auto flag = std::make_shared<std::atomic<bool>>(false);
+    m_cancel = flag;
+    if (threads <= 0) threads = std::max(1, QThread::idealThreadCount() - 1);  // leave a core for the GUI
+    QPointer<SearchController> self(this);
+    const core::Scenario searched = withDefaultSpace(scenario);
+    m_watcher.setFuture(QtConcurrent::run([self, searched, threads, flag, generation]() {
+        auto outcome = std::make_shared<SearchOutcome>();
+        outcome->generation = generation;
+        try {
+            outcome->setup = core::searchSetup(searched);
+            core::SearchOptions options;
+            options.threads = threads;
+            options.cancel = flag.get();
+            options.progress = [self, generation](const core::SearchProgress& p) {
+                if (!self) return;  // the controller is gone: nobody to tell
+                const QString best = p.best ? QString::fromStdString(p.best->label()) : QString();
+                // Queued to the GUI thread; dropped there if a newer search started.
+                QMetaObject::invokeMethod(
+                    self.data(),
+                    [self, generation, fraction = p.fraction, n = qulonglong(p.candidates), best] {
+                        if (self && self->m_generation == generation) emit self->progress(fraction, n, best);
+                    },
+                    Qt::QueuedConnection);
+            };
+            outcome->result = core::runSearch(outcome->setup, options);
+        } catch (const core::SpecError& e) {
+            outcome->error = QString::fromStdString(e.what());
+        }
+        return std::shared_ptr<const SearchOutcome>(outcome);
+    }));
+}
+
+void SearchController::onFinished() {
+    const std::shared_ptr<const SearchOutcome> outcome = m_watcher.result();
+    if (!outcome || outcome->generation != m_generation) return;  // a stale search: a newer one owns the views
+    emit finished(outcome);
+}
+
+}  // namespace tessera::ui

@@ -1,0 +1,52 @@
+#pragma once
+// Runs the strategy search off the GUI thread (QtConcurrent::run, a member
+// QFutureWatcher) and hands the GUI its progress and its result. Each start() bumps
+// a generation counter and cancels the search before it; a result or progress
+// report from an older generation is dropped, so a late answer never overwrites a
+// newer one. Destroying the controller cancels and waits, so closing the window
+// mid-search is clean.
+#include <QFutureWatcher>
+#include <QObject>
+#include <atomic>
+#include <memory>
+
+#include "search/search.h"
+
+namespace tessera::ui {
+
+struct SearchOutcome {
+    core::SearchSetup setup;
+    core::SearchResult result;
+    QString error;  // set instead when the scenario cannot be searched
+    quint64 generation = 0;
+};
+
+class SearchController : public QObject {
+    Q_OBJECT
+public:
+    explicit SearchController(QObject* parent = nullptr);
+    ~SearchController() override;
+
+    // Search `scenario` (its search section, or a default space over every
+    // dimension when it states none). Cancels a search still running.
+    void start(const core::Scenario& scenario, int threads = 0);
+    void cancel();
+    bool isRunning() const { return m_watcher.isRunning(); }
+    quint64 generation() const { return m_generation; }
+
+    // The space searched when a scenario states none: every dimension auto.
+    static core::Scenario withDefaultSpace(core::Scenario scenario);
+
+signals:
+    void progress(double fraction, qulonglong candidates, const QString& best);
+    void finished(std::shared_ptr<const tessera::ui::SearchOutcome> outcome);
+
+private:
+    void onFinished();
+
+    QFutureWatcher<std::shared_ptr<const SearchOutcome>> m_watcher;
+    std::shared_ptr<std::atomic<bool>> m_cancel;
+    quint64 m_generation = 0;
+};
+
+}  // namespace tessera::ui
