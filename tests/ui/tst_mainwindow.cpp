@@ -3,6 +3,8 @@
 #include <QAbstractItemModelTester>
 #include <QChartView>
 #include <QLabel>
+#include <QLineEdit>
+#include <QElapsedTimer>
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QStatusBar>
@@ -11,6 +13,8 @@
 #include <QtTest>
 
 #include "io/scenarioio.h"
+#include "forms/scenarioeditor.h"
+#include "forms/specform.h"
 #include "mainwindow/mainwindow.h"
 #include "models/stagememorymodel.h"
 
@@ -55,6 +59,44 @@ private slots:
                 image.save(QString::fromLocal8Bit(dir) + "/view-" + name + ".png");
         }
         QVERIFY(!window.showView("nonsense"));
+    }
+
+    // An edit re-evaluates; a wrong value marks its field with the core's words and
+    // keeps what the user typed, and the views keep the last scenario that worked.
+    void editingTheForms() {
+        tessera::ui::MainWindow window({});
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto* tp = qobject_cast<QLineEdit*>(window.editor()->execForm()->editor("tp"));
+        QVERIFY(tp);
+        auto* figures = window.statusBar()->findChildren<QLabel*>().last();
+        const QString before = figures->text();
+        tp->selectAll();
+        QTest::keyClicks(tp, "3");
+        QTRY_VERIFY(tp->styleSheet().contains("D50000"));
+        QCOMPARE(tp->text(), QString("3"));
+        QVERIFY2(tp->toolTip().contains("must divide num_attention_heads (64), got 3"), qPrintable(tp->toolTip()));
+        QCOMPARE(figures->text(), before);  // the last good estimate stays
+        // A valid edit: tp 4 with dp 4 (and the shard and micro-batches to match).
+        auto set = [&](const char* key, const char* text) {
+            auto* line = qobject_cast<QLineEdit*>(window.editor()->execForm()->editor(key));
+            line->selectAll();
+            QTest::keyClicks(line, text);
+        };
+        set("tp", "4");
+        set("dp", "4");
+        set("optimizer_shard", "4");
+        set("micro_batch_num", "32");
+        QTRY_VERIFY(tp->styleSheet().isEmpty());
+        QTRY_VERIFY(figures->text() != before);
+        // Edit to repainted views, measured (reported, not asserted: machines vary).
+        const QString previous = figures->text();
+        QElapsedTimer clock;
+        clock.start();
+        set("global_batch_size", "256");  // with micro_batch_num 32 and dp 4: micro_batch_size 2
+        set("micro_batch_size", "2");
+        QTRY_VERIFY_WITH_TIMEOUT(figures->text() != previous, 5000);
+        qInfo("edit to re-evaluated views: %lld ms (30 ms of it the debounce)", clock.elapsed());
     }
 
     void showsEveryProblemOfABadFile() {

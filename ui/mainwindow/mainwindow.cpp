@@ -8,6 +8,7 @@
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
+#include <QTimer>
 #include <QToolBar>
 #include <QFontDatabase>
 #include <QHeaderView>
@@ -21,6 +22,7 @@
 #include <QVBoxLayout>
 
 #include "charts/memorychart.h"
+#include "forms/scenarioeditor.h"
 #include "charts/paretochart.h"
 #include "io/searchreport.h"
 #include "models/candidatesmodel.h"
@@ -114,7 +116,21 @@ MainWindow::MainWindow(const QString& scenarioPath, QWidget* parent) : QMainWind
     m_tabs->addTab(m_estimateText, tr("Estimate"));
     m_scenarioText = textView(m_tabs);
     m_tabs->addTab(m_scenarioText, tr("Scenario"));
-    setCentralWidget(m_tabs);
+    // The forms on the left, the views on the right (UI.md); an edit re-evaluates
+    // after a short pause, so typing a number costs one evaluation, not one per key.
+    m_editor = new ScenarioEditor(this);
+    auto* split = new QSplitter(this);
+    split->addWidget(m_editor);
+    split->addWidget(m_tabs);
+    split->setStretchFactor(0, 0);
+    split->setStretchFactor(1, 1);
+    split->setSizes({330, 950});
+    setCentralWidget(split);
+    m_debounce = new QTimer(this);
+    m_debounce->setSingleShot(true);
+    m_debounce->setInterval(30);
+    connect(m_editor, &ScenarioEditor::changed, m_debounce, qOverload<>(&QTimer::start));
+    connect(m_debounce, &QTimer::timeout, this, &MainWindow::evaluateForms);
     m_figures = new QLabel(this);
     statusBar()->addPermanentWidget(m_figures);
     m_progress = new QProgressBar(this);
@@ -170,7 +186,29 @@ void MainWindow::load(const QString& scenarioPath) {
         showProblems(e);
         return;
     }
+    m_editor->setScenario(*m_scenario);
     evaluate(*m_scenario);
+}
+
+void MainWindow::evaluateForms() {
+    std::vector<core::Diagnostic> problems;
+    std::optional<core::Scenario> edited = m_editor->scenario(problems);
+    if (edited) {
+        try {
+            const core::ResolvedScenario r = core::resolve(*edited);
+            const core::Estimate e = core::estimate(r);
+            showEstimate(r, e);
+            m_estimate = e;
+            m_scenario = edited;
+            m_loaded = true;
+        } catch (const core::SpecError& error) {
+            problems = error.diagnostics();
+        }
+    }
+    m_editor->markProblems(problems);
+    if (!problems.empty())  // the views keep the last scenario that worked
+        statusBar()->showMessage(tr("%n problem(s): %1", nullptr, int(problems.size())).arg(QString::fromStdString(problems.front().text())));
+    else statusBar()->clearMessage();
 }
 
 void MainWindow::evaluate(const core::Scenario& scenario) {

@@ -18,11 +18,13 @@ class QTabWidget;
 class QTableView;
 class QSortFilterProxyModel;
 class QLineEdit;
+class QTimer;
 
 namespace tessera::ui {
 
 class StageMemoryModel;
 class CandidatesModel;
+class ScenarioEditor;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -33,6 +35,7 @@ public:
     // "memory", "pipeline", "pareto", "candidates", "estimate" or "scenario"; false for an unknown name.
     bool showView(const QString& name);
     QWidget* view(const QString& name) const;
+    ScenarioEditor* editor() const { return m_editor; }
     bool loaded() const { return m_loaded; }
 
     // Search the scenario on a worker thread (its search section, or every dimension).
@@ -48,6 +51,7 @@ signals:
 private:
     void load(const QString& scenarioPath);
     void evaluate(const core::Scenario& scenario);
+    void evaluateForms();  // the debounced re-evaluation of an edit
     void showProblems(const core::SpecError& e);
     void showEstimate(const core::ResolvedScenario& r, const core::Estimate& e);
     void showSearch(std::shared_ptr<const SearchOutcome> outcome);
@@ -69,6 +73,8 @@ private:
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
     SearchController* m_search = nullptr;
+    ScenarioEditor* m_editor = nullptr;
+    QTimer* m_debounce = nullptr;
     std::optional<core::Scenario> m_scenario;  // as loaded
     std::optional<core::Estimate> m_estimate;   // of the strategy in the views
     bool m_loaded = false;

@@ -1,0 +1,135 @@
+#include "forms/scenarioeditor.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QScrollArea>
+#include <QToolBox>
+#include <QVBoxLayout>
+
+#include "forms/specform.h"
+#include "io/presets.h"
+#include "io/scenarioio.h"
+#include "io/specreader.h"
+
+namespace tessera::ui {
+
+namespace {
+
+QScrollArea* scrolled(QWidget* inner, QWidget* parent) {
+    auto* area = new QScrollArea(parent);
+    area->setWidget(inner);
+    area->setWidgetResizable(true);
+    area->setFrameShape(QFrame::NoFrame);
+    return area;
+}
+
+}  // namespace
+
+ScenarioEditor::ScenarioEditor(QWidget* parent) : QWidget(parent) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    m_sections = new QToolBox(this);
+    layout->addWidget(m_sections);
+
+    // Model: a preset picker above the fields it fills.
+    auto* modelPage = new QWidget(this);
+    auto* modelLayout = new QVBoxLayout(modelPage);
+    m_modelPreset = new QComboBox(modelPage);
+    m_modelPreset->setObjectName("modelPreset");
+    m_modelPreset->addItem(tr("(as stated)"));
+    for (const core::PresetInfo& p : core::listPresets(core::PresetKind::Model))
+        m_modelPreset->addItem(QString::fromStdString(p.id), QString::fromStdString(p.id));
+    m_modelPreset->setToolTip(tr("Fill the model fields from a built-in model"));
+    connect(m_modelPreset, &QComboBox::activated, this, [this](int index) {
+        if (index > 0) loadModelPreset(m_modelPreset->itemData(index).toString());
+    });
+    modelLayout->addWidget(m_modelPreset);
+    m_model = new SpecForm(QStringLiteral("model"), modelPage);
+    m_model->build(core::ModelSpec{});
+    modelLayout->addWidget(m_model);
+    modelLayout->addStretch();
+    m_sections->addItem(scrolled(modelPage, this), tr("Model"));
+
+    m_exec = new SpecForm(QStringLiteral("exec"), this);
+    m_exec->build(core::ExecSpec{});
+    m_sections->addItem(scrolled(m_exec, this), tr("Execution"));
+
+    auto* cluster = new QWidget(this);
+    auto* clusterLayout = new QFormLayout(cluster);
+    m_device = new QComboBox(cluster);
+    m_device->setObjectName("device");
+    for (const core::PresetInfo& p : core::listPresets(core::PresetKind::Device))
+        m_device->addItem(QString::fromStdString(p.id), QString::fromStdString(p.id));
+    m_device->setToolTip(tr("The device preset (datasheet figures, see tessera presets)"));
+    m_devices = new QLineEdit(cluster);
+    m_devices->setObjectName("devices");
+    m_devices->setToolTip(tr("Devices in the cluster (total)"));
+    clusterLayout->addRow(tr("device"), m_device);
+    clusterLayout->addRow(tr("devices"), m_devices);
+    m_sections->addItem(scrolled(cluster, this), tr("Cluster"));
+    m_sections->setCurrentIndex(1);
+
+    connect(m_model, &SpecForm::edited, this, &ScenarioEditor::changed);
+    connect(m_exec, &SpecForm::edited, this, &ScenarioEditor::changed);
+    connect(m_device, &QComboBox::currentTextChanged, this, &ScenarioEditor::changed);
+    connect(m_devices, &QLineEdit::textEdited, this, &ScenarioEditor::changed);
+}
+
+void ScenarioEditor::setScenario(const core::Scenario& scenario) {
+    m_base = scenario;
+    m_model->setValues(core::SpecWriter::write(scenario.model));
+    m_exec->setValues(core::SpecWriter::write(scenario.exec));
+    const QSignalBlocker b1(m_device), b2(m_devices);
+    const QString device = QString::fromStdString(scenario.cluster.device_preset.value_or(""));
+    if (!device.isEmpty()) m_device->setCurrentText(device);
+    m_device->setEnabled(!device.isEmpty() || !scenario.cluster.device);  // a custom device is kept as stated
+    m_devices->setText(scenario.cluster.devices ? QString::number(*scenario.cluster.devices) : QString());
+    markProblems({});
+}
+
+void ScenarioEditor::loadModelPreset(const QString& id) {
+    if (std::optional<core::Value> preset = core::loadPreset(core::PresetKind::Model, id.toStdString())) {
+        m_model->setValues(*preset);
+        emit changed();
+    }
+}
+
+std::optional<core::Scenario> ScenarioEditor::scenario(std::vector<core::Diagnostic>& problems) const {
+    core::Diagnostics d;
+    core::Scenario s = m_base;
+    s.model = core::modelFromValue(m_model->values(), "model", d);
+    s.exec = core::ExecSpec{};
+    core::SpecReader(m_exec->values(), "exec", d).read(s.exec);
+    if (m_device->isEnabled()) {
+        const std::string id = m_device->currentData().toString().toStdString();
+        if (std::optional<core::Value> preset = core::loadPreset(core::PresetKind::Device, id)) {
+            core::DeviceSpec device;
+            core::SpecReader(*preset, "cluster.device", d).read(device);
+            s.cluster.device = device;
+            s.cluster.device_preset = id;
+        }
+    }
+    s.cluster.nodes.reset();
+    s.cluster.devices.reset();
+    if (!m_devices->text().trimmed().isEmpty()) {
+        bool ok = false;
+        const qlonglong n = m_devices->text().trimmed().toLongLong(&ok);
+        if (ok && n >= 1) s.cluster.devices = n;
+        else d.add({}, "cluster.devices", "expected a whole number of at least 1, got \"" + m_devices->text().toStdString() + "\"");
+    }
+    problems = d.list();
+    if (!d.empty()) return std::nullopt;
+    return s;
+}
+
+void ScenarioEditor::markProblems(const std::vector<core::Diagnostic>& problems) {
+    m_model->markProblems(problems);
+    m_exec->markProblems(problems);
+    bool devicesBad = false;
+    for (const core::Diagnostic& d : problems) devicesBad = devicesBad || d.path.starts_with("cluster");
+    m_devices->setStyleSheet(devicesBad ? "border: 2px solid #D50000;" : "");
+}
+
+}  // namespace tessera::ui

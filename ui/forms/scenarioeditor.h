@@ -1,0 +1,47 @@
+#pragma once
+// The left panel: the model, execution and cluster sections of a scenario as
+// forms (SpecForm rows from the field tables, a model preset picker, a device
+// preset picker and the device count). Every edit emits changed(); scenario() reads
+// the forms back through the core's own reader, so a wrong value is refused with
+// the same words a file would get, and markProblems() shows them on the fields.
+#include <QWidget>
+#include <optional>
+
+#include "spec/scenario.h"
+
+class QComboBox;
+class QLineEdit;
+class QToolBox;
+
+namespace tessera::ui {
+
+class SpecForm;
+
+class ScenarioEditor : public QWidget {
+    Q_OBJECT
+public:
+    explicit ScenarioEditor(QWidget* parent = nullptr);
+
+    void setScenario(const core::Scenario& scenario);
+    // The scenario the forms state, or nullopt with the problems in `problems`.
+    std::optional<core::Scenario> scenario(std::vector<core::Diagnostic>& problems) const;
+    void markProblems(const std::vector<core::Diagnostic>& problems);
+    SpecForm* modelForm() const { return m_model; }
+    SpecForm* execForm() const { return m_exec; }
+
+signals:
+    void changed();
+
+private:
+    void loadModelPreset(const QString& id);
+
+    core::Scenario m_base;  // what the forms do not show (search section, custom device figures)
+    QToolBox* m_sections = nullptr;
+    QComboBox* m_modelPreset = nullptr;
+    QComboBox* m_device = nullptr;
+    QLineEdit* m_devices = nullptr;
+    SpecForm* m_model = nullptr;
+    SpecForm* m_exec = nullptr;
+};
+
+}  // namespace tessera::ui

@@ -1,0 +1,125 @@
+#include "forms/specform.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+
+#include "io/emit.h"
+
+namespace tessera::ui {
+
+namespace {
+
+// The text a value is edited as: a scalar as written, a list or mapping as flow YAML.
+QString valueText(const core::Value& v) {
+    if (v.kind() == core::Value::Kind::String) return QString::fromStdString(v.asString());
+    return QString::fromStdString(core::toYaml(v)).trimmed();
+}
+
+const char* kProblemStyle = "border: 2px solid #D50000;";
+
+}  // namespace
+
+QStringList FormBuilder::names(core::Choices choices) {
+    QStringList out;
+    for (std::string_view c : choices) out << QString::fromUtf8(c.data(), int(c.size()));
+    return out;
+}
+
+void FormBuilder::row(core::Field f, QStringList choices) {
+    const core::Value* v = m_stated.find(f.key);
+    m_form.addRow(f, v ? valueText(*v) : QString(), std::move(choices));
+}
+
+SpecForm::SpecForm(QString section, QWidget* parent) : QWidget(parent), m_section(std::move(section)) {
+    m_layout = new QFormLayout(this);
+    m_layout->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    m_layout->setContentsMargins(4, 4, 4, 4);
+}
+
+void SpecForm::addRow(core::Field f, const QString& text, QStringList choices) {
+    const QString key = QString::fromUtf8(f.key.data(), int(f.key.size()));
+    QString help = QString::fromUtf8(f.help.data(), int(f.help.size()));
+    if (!f.unit.empty()) help += tr(" (%1)").arg(QString::fromUtf8(f.unit.data(), int(f.unit.size())));
+    QWidget* editor = nullptr;
+    if (!choices.isEmpty()) {
+        auto* box = new QComboBox(this);
+        box->addItem(QString());  // unstated: absent is not zero
+        box->addItems(choices);
+        box->setCurrentText(text);
+        if (box->currentText() != text) box->setEditText(text);
+        connect(box, &QComboBox::currentTextChanged, this, [this, key] { emit edited(key); });
+        editor = box;
+    } else {
+        auto* line = new QLineEdit(text, this);
+        line->setPlaceholderText(tr("not stated"));
+        line->setClearButtonEnabled(true);
+        connect(line, &QLineEdit::textEdited, this, [this, key] { emit edited(key); });
+        editor = line;
+    }
+    editor->setObjectName(key);
+    editor->setToolTip(help);
+    auto* label = new QLabel(key, this);
+    label->setToolTip(help);
+    m_layout->addRow(label, editor);
+    m_rows[key] = Row{editor, label, help};
+    m_order.push_back(key);
+}
+
+QWidget* SpecForm::editor(const QString& key) const {
+    const auto it = m_rows.find(key);
+    return it == m_rows.end() ? nullptr : it->second.editor;
+}
+
+core::Value SpecForm::values() const {
+    core::Value map = core::Value::map(core::Mark{m_section.toStdString()});
+    for (const QString& key : m_order) {
+        const Row& row = m_rows.at(key);
+        const QString text = qobject_cast<QComboBox*>(row.editor) ? qobject_cast<QComboBox*>(row.editor)->currentText()
+                                                                  : qobject_cast<QLineEdit*>(row.editor)->text();
+        if (text.trimmed().isEmpty()) continue;
+        const std::string name = (m_section + "." + key).toStdString();
+        core::Value v;
+        try {  // YAML, as in a file: `8`, `true`, `[{first: 0, option: full}]`
+            v = core::parseDocument(text.toStdString(), name, core::Format::Yaml);
+        } catch (const core::LoadError&) {
+            v = core::Value::string(text.toStdString());  // the reader refuses it with its own words
+        }
+        v.setMark(core::Mark{name});
+        map.set(key.toStdString(), v);
+    }
+    return map;
+}
+
+void SpecForm::setValues(const core::Value& map) {
+    for (const QString& key : m_order) {
+        const core::Value* v = map.find(key.toStdString());
+        const QString text = v && !v->isNull() ? valueText(*v) : QString();
+        QWidget* editor = m_rows.at(key).editor;
+        const QSignalBlocker block(editor);
+        if (auto* box = qobject_cast<QComboBox*>(editor)) box->setCurrentText(text);
+        else qobject_cast<QLineEdit*>(editor)->setText(text);
+    }
+}
+
+void SpecForm::markProblems(const std::vector<core::Diagnostic>& problems) {
+    std::map<QString, QStringList> byKey;
+    const QString prefix = m_section + ".";
+    for (const core::Diagnostic& d : problems) {
+        const QString path = QString::fromStdString(d.path);
+        if (!path.startsWith(prefix)) continue;
+        QString key = path.mid(prefix.size());
+        key = key.left(key.indexOf(QRegularExpression("[.\\[]")) < 0 ? key.size() : key.indexOf(QRegularExpression("[.\\[]")));
+        byKey[key] << QString::fromStdString(d.message);
+    }
+    for (auto& [key, row] : m_rows) {
+        const auto it = byKey.find(key);
+        const bool bad = it != byKey.end();
+        row.editor->setStyleSheet(bad ? kProblemStyle : "");
+        row.label->setStyleSheet(bad ? "color: #D50000; font-weight: bold;" : "");
+        row.editor->setToolTip(bad ? it->second.join('\n') + "\n\n" + row.help : row.help);
+    }
+}
+
+}  // namespace tessera::ui

@@ -1,0 +1,97 @@
+#pragma once
+// A form for one spec section, built from the spec's field table (spec/field.h):
+// one row per field with its label, unit and tooltip (the field's meaning). Every
+// field is edited as text - numbers, `true`/`false`, names, or YAML for lists - so
+// what the user typed is kept even when it is wrong; values() turns the text into
+// the same Value tree a file gives, and the core reads and checks it exactly as it
+// reads a file. markProblems() puts the core's messages on the fields they name.
+#include <QWidget>
+#include <map>
+#include <vector>
+
+#include "io/document.h"
+#include "io/specwriter.h"
+#include "spec/diagnostics.h"
+#include "spec/field.h"
+
+class QFormLayout;
+class QLabel;
+
+namespace tessera::ui {
+
+class SpecForm : public QWidget {
+    Q_OBJECT
+public:
+    SpecForm(QString section, QWidget* parent = nullptr);
+
+    // Rows from a spec's field table, filled with the spec's stated values.
+    template <class Spec>
+    void build(const Spec& spec);
+
+    // The stated fields (rows with text) as a mapping; unparsable text is kept as a
+    // string for the core to refuse with its own message.
+    core::Value values() const;
+    // Fill the rows from a section's values (stated keys only; other rows cleared).
+    void setValues(const core::Value& map);
+    // Mark the rows a diagnostic names (`exec.tp`, `exec.recompute[0].option`), clear the others.
+    void markProblems(const std::vector<core::Diagnostic>& problems);
+    QWidget* editor(const QString& key) const;
+
+signals:
+    void edited(const QString& key);
+
+public:  // the visitor's entry points (called by build())
+    void addRow(core::Field field, const QString& text, QStringList choices = {});
+
+private:
+    QString m_section;
+    QFormLayout* m_layout = nullptr;
+    struct Row {
+        QWidget* editor;
+        QLabel* label;
+        QString help;
+    };
+    std::map<QString, Row> m_rows;
+    std::vector<QString> m_order;
+};
+
+// The visitor that turns a field table into rows.
+class FormBuilder {
+public:
+    FormBuilder(SpecForm& form, const core::Value& stated) : m_form(form), m_stated(stated) {}
+    template <class T, class... Rest>
+    void integer(core::Field f, const T&, Rest&&...) { row(f); }
+    template <class T, class... Rest>
+    void real(core::Field f, const T&, Rest&&...) { row(f); }
+    template <class T>
+    void flag(core::Field f, const T&) { row(f, {"true", "false"}); }
+    template <class T>
+    void text(core::Field f, const T&) { row(f); }
+    template <class T>
+    void choice(core::Field f, const T&, core::Choices choices) { row(f, names(choices)); }
+    template <class T>
+    void textList(core::Field f, const T&, core::Choices) { row(f); }
+    template <class T>
+    void memory(core::Field f, const T&) { row(f); }
+    template <class T, class... Rest>
+    void numberMap(core::Field f, const T&, Rest&&...) { row(f); }
+    template <class T, class... Rest>
+    void stageCounts(core::Field f, const T&, Rest&&...) { row(f); }
+    template <class T>
+    void ranges(core::Field f, const T&) { row(f); }
+
+private:
+    static QStringList names(core::Choices choices);
+    void row(core::Field f, QStringList choices = {});
+    SpecForm& m_form;
+    const core::Value& m_stated;
+};
+
+template <class Spec>
+void SpecForm::build(const Spec& spec) {
+    const core::Value stated = core::SpecWriter::write(spec);
+    FormBuilder builder(*this, stated);
+    visit(spec, builder);
+}
+
+}  // namespace tessera::ui
