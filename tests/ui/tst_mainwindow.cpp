@@ -99,6 +99,31 @@ private slots:
         qInfo("edit to re-evaluated views: %lld ms (30 ms of it the debounce)", clock.elapsed());
     }
 
+    // Compare: pin the current strategy, edit, and every figure shows its difference.
+    void pinnedBaseline() {
+        tessera::ui::MainWindow window({});
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.pinBaseline();
+        QVERIFY(window.hasBaseline());
+        auto* figures = window.statusBar()->findChildren<QLabel*>().last();
+        QVERIFY2(figures->text().contains("(+0.00 s)"), qPrintable(figures->text()));
+        auto* line = qobject_cast<QLineEdit*>(window.editor()->execForm()->editor("recompute"));
+        line->selectAll();
+        QTest::keyClicks(line, "[{first: 0, option: full}]");
+        QTRY_VERIFY(figures->text().contains("(+") && !figures->text().contains("(+0.00 s)"));  // full recompute is slower
+        QVERIFY2(figures->text().contains("GiB) / 80.0 GiB"), qPrintable(figures->text()));
+        QVERIFY(figures->text().contains("(−"));  // and lighter
+        auto* chart = window.view("memory")->findChild<QChartView*>();
+        QCOMPARE(chart->chart()->series().size(), 3);  // bars, device line, baseline outline
+        auto* table = window.view("memory")->findChild<QTableView*>();
+        QVERIFY(table->model()->index(0, tessera::ui::StageMemoryModel::Total).data().toString().contains("(−"));
+        if (const QByteArray dir = qgetenv("TESSERA_SCREENSHOT_DIR"); !dir.isEmpty())
+            window.grab().save(QString::fromLocal8Bit(dir) + "/compare.png");
+        window.unpinBaseline();
+        QCOMPARE(chart->chart()->series().size(), 2);
+    }
+
     void showsEveryProblemOfABadFile() {
         tessera::ui::MainWindow window(QStringLiteral(TESSERA_TEST_DATA "/cli/three-mistakes.yaml"));
         QVERIFY(!window.loaded());

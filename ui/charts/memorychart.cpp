@@ -21,7 +21,7 @@ double gib(core::Bytes b) { return double(b) / double(core::GiB); }
 
 }  // namespace
 
-QChart* buildMemoryChart(const core::Estimate& e) {
+QChart* buildMemoryChart(const core::Estimate& e, const core::Estimate* baseline) {
     auto* chart = new QChart;
     chart->setTitle(QObject::tr("Memory per device by pipeline stage (GiB = 2^30 bytes)"));
     chart->setAnimationOptions(QChart::NoAnimation);
@@ -92,6 +92,23 @@ QChart* buildMemoryChart(const core::Estimate& e) {
     chart->addSeries(limit);
     limit->attachAxis(x);
     limit->attachAxis(y);
+    if (baseline) {
+        // The baseline as an outline: a box around where each stage's bar stood.
+        auto* outline = new QLineSeries(chart);
+        outline->setName(QObject::tr("pinned baseline (outline)"));
+        QPen pen(QColor(0x30, 0x30, 0x30));
+        pen.setWidth(2);
+        outline->setPen(pen);
+        for (std::size_t i = 0; i < baseline->stages.size() && i < e.stages.size(); ++i) {
+            const double x = double(i), t = gib(baseline->stages[i].memory.total());
+            top = std::max(top, t);
+            outline->append(x - 0.34, 0), outline->append(x - 0.34, t), outline->append(x + 0.34, t), outline->append(x + 0.34, 0);
+        }
+        chart->addSeries(outline);
+        outline->attachAxis(x);
+        outline->attachAxis(y);
+        y->setRange(0, std::max(y->max(), std::ceil(top * 1.08 / 10) * 10));
+    }
     chart->legend()->setAlignment(Qt::AlignBottom);
     return chart;
 }

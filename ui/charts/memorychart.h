@@ -14,6 +14,7 @@ QT_END_NAMESPACE
 
 namespace tessera::ui {
 
-QChart* buildMemoryChart(const core::Estimate& estimate);
+// With a baseline, each stage's baseline total is drawn as an outline behind the bar.
+QChart* buildMemoryChart(const core::Estimate& estimate, const core::Estimate* baseline = nullptr);
 
 }  // namespace tessera::ui

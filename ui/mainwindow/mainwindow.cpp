@@ -152,6 +152,10 @@ MainWindow::MainWindow(const QString& scenarioPath, QWidget* parent) : QMainWind
     connect(m_search, &SearchController::finished, this, &MainWindow::showSearch);
     auto* toolbar = addToolBar(tr("Search"));
     toolbar->setObjectName("searchToolbar");
+    auto* pin = toolbar->addAction(tr("Pin baseline"), this, [this] { hasBaseline() ? unpinBaseline() : pinBaseline(); });
+    pin->setObjectName("pinBaseline");
+    pin->setCheckable(true);
+    pin->setToolTip(tr("Compare every later edit with the strategy shown now"));
     auto* searchAction = toolbar->addAction(tr("Search ▶"), this, &MainWindow::startSearch);
     searchAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     searchAction->setToolTip(tr("Search the strategy space of this scenario on a worker thread (Ctrl+R)"));
@@ -197,6 +201,7 @@ void MainWindow::evaluateForms() {
         try {
             const core::ResolvedScenario r = core::resolve(*edited);
             const core::Estimate e = core::estimate(r);
+            m_resolved = r;
             showEstimate(r, e);
             m_estimate = e;
             m_scenario = edited;
@@ -216,6 +221,7 @@ void MainWindow::evaluate(const core::Scenario& scenario) {
     try {
         const ResolvedScenario r = resolve(scenario);
         const Estimate e = estimate(r);
+        m_resolved = r;
         showEstimate(r, e);
         m_estimate = e;
         m_loaded = true;
@@ -231,6 +237,19 @@ void MainWindow::showProblems(const core::SpecError& e) {
     m_tabs->setCurrentWidget(m_scenarioText);
     statusBar()->showMessage(tr("%n problem(s)", nullptr, static_cast<int>(e.diagnostics().size())));
     m_loaded = false;
+}
+
+void MainWindow::pinBaseline() {
+    if (!m_estimate || !m_resolved) return;
+    m_baseline = m_estimate;
+    m_stageModel->setBaseline(m_baseline);
+    showEstimate(*m_resolved, *m_estimate);
+}
+
+void MainWindow::unpinBaseline() {
+    m_baseline.reset();
+    m_stageModel->setBaseline(std::nullopt);
+    if (m_estimate && m_resolved) showEstimate(*m_resolved, *m_estimate);
 }
 
 void MainWindow::startSearch() {
@@ -288,7 +307,7 @@ void MainWindow::showEstimate(const core::ResolvedScenario& r, const core::Estim
     m_stageModel->setEstimate(e);
     auto* chartView = m_memory->findChild<QChartView*>("memoryChart");
     QChart* old = chartView->chart();
-    chartView->setChart(buildMemoryChart(e));
+    chartView->setChart(buildMemoryChart(e, m_baseline ? &*m_baseline : nullptr));
     delete old;
     // The pipeline as the schedule runs it. The title gives the hatched share over all
     // stages (the simulation's); the estimate's bubble is the slowest stage's idle time.
@@ -311,10 +330,20 @@ void MainWindow::showEstimate(const core::ResolvedScenario& r, const core::Estim
                            .arg(100.0 * double(peak.memory.activations) / double(peak.memory.total()), 0, 'f', 1)
                            .arg(e.fits ? QString() : tr(" · does not fit")));
     const QString fits = e.fits ? QStringLiteral("✓") : tr("over");
-    m_figures->setText(tr("step %1 · %2 tok/s · MFU %3 % · peak %4 / %5 GiB %6")
+    // With a pinned baseline, every figure carries its difference.
+    auto delta = [this](double now, double then, const QString& unit, int decimals) {
+        if (!m_baseline) return QString();
+        const double d = now - then;
+        return QStringLiteral(" (%1%2%3)").arg(d >= 0 ? "+" : "−").arg(std::abs(d), 0, 'f', decimals).arg(unit);
+    };
+    const QString stepDelta = m_baseline ? delta(e.stepSeconds, m_baseline->stepSeconds, " s", 2) : QString();
+    const QString peakDelta = m_baseline ? delta(double(e.peakMemory) / double(core::GiB),
+                                                 double(m_baseline->peakMemory) / double(core::GiB), " GiB", 1) : QString();
+    m_figures->setText(tr("step %1%7 · %2 tok/s · MFU %3 % · peak %4%8 / %5 GiB %6")
                            .arg(QString::fromStdString(core::formatSeconds(e.stepSeconds)))
                            .arg(QLocale().toString(qlonglong(std::llround(e.tokensPerSecond))))
-                           .arg(e.mfu * 100, 0, 'f', 1).arg(gib(e.peakMemory)).arg(gib(e.deviceMemory)).arg(fits));
+                           .arg(e.mfu * 100, 0, 'f', 1).arg(gib(e.peakMemory)).arg(gib(e.deviceMemory)).arg(fits)
+                           .arg(stepDelta).arg(peakDelta));
 }
 
 }  // namespace tessera::ui

@@ -42,6 +42,10 @@ public:
     void startSearch();
     void cancelSearch();
     SearchController* searchController() const { return m_search; }
+    // Pin the current estimate as the baseline every view then compares against; unpin.
+    void pinBaseline();
+    void unpinBaseline();
+    bool hasBaseline() const { return m_baseline.has_value(); }
     // Load a searched candidate's strategy into the views.
     void pickCandidate(const core::Candidate& candidate);
 
@@ -77,6 +81,8 @@ private:
     QTimer* m_debounce = nullptr;
     std::optional<core::Scenario> m_scenario;  // as loaded
     std::optional<core::Estimate> m_estimate;   // of the strategy in the views
+    std::optional<core::Estimate> m_baseline;   // pinned for comparison
+    std::optional<core::ResolvedScenario> m_resolved;
     bool m_loaded = false;
 };
 

@@ -3,6 +3,7 @@
 #include <QBrush>
 #include <QColor>
 #include <QLocale>
+#include <cmath>
 
 namespace tessera::ui {
 
@@ -11,6 +12,12 @@ StageMemoryModel::StageMemoryModel(QObject* parent) : QAbstractTableModel(parent
 void StageMemoryModel::setEstimate(const core::Estimate& estimate) {
     beginResetModel();
     m_estimate = estimate;
+    endResetModel();
+}
+
+void StageMemoryModel::setBaseline(std::optional<core::Estimate> baseline) {
+    beginResetModel();
+    m_baseline = std::move(baseline);
     endResetModel();
 }
 
@@ -61,7 +68,14 @@ QVariant StageMemoryModel::data(const QModelIndex& index, int role) const {
         return role == Qt::DisplayRole || role == Qt::UserRole ? QVariant(qlonglong(s.inFlightMicroBatches)) : QVariant();
     const core::Bytes b = bytes(s.memory, column);
     switch (role) {
-    case Qt::DisplayRole: return QString::number(double(b) / double(core::GiB), 'f', 1);
+    case Qt::DisplayRole: {
+        QString text = QString::number(double(b) / double(core::GiB), 'f', 1);
+        if (m_baseline && std::size_t(index.row()) < m_baseline->stages.size()) {
+            const double delta = double(b - bytes(m_baseline->stages[std::size_t(index.row())].memory, column)) / double(core::GiB);
+            if (std::abs(delta) >= 0.05) text += QStringLiteral(" (%1%2)").arg(delta > 0 ? "+" : "−").arg(std::abs(delta), 0, 'f', 1);
+        }
+        return text;
+    }
     case Qt::UserRole: return QVariant(qlonglong(b));
     case Qt::ToolTipRole: return tr("%1 bytes").arg(QLocale().toString(qlonglong(b)));
     case Qt::TextAlignmentRole: return int(Qt::AlignRight | Qt::AlignVCenter);

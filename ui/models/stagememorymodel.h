@@ -3,6 +3,7 @@
 // column per memory term and the total. Display text is GiB with one decimal; the
 // exact bytes are under Qt::UserRole and in the tooltip (UI.md "Numbers").
 #include <QAbstractTableModel>
+#include <optional>
 
 #include "model/estimate.h"
 
@@ -15,6 +16,8 @@ public:
 
     explicit StageMemoryModel(QObject* parent = nullptr);
     void setEstimate(const core::Estimate& estimate);
+    // With a pinned baseline each memory cell shows its difference: "46.8 (-3.1)".
+    void setBaseline(std::optional<core::Estimate> baseline);
     const core::Estimate& estimate() const { return m_estimate; }
 
     int rowCount(const QModelIndex& parent = {}) const override;
@@ -28,6 +31,7 @@ public:
 
 private:
     core::Estimate m_estimate;
+    std::optional<core::Estimate> m_baseline;
 };
 
 }  // namespace tessera::ui
