@@ -43,7 +43,8 @@ int runScreenshot(const QStringList& args) {
         std::fprintf(stderr, "tessera: --screenshot needs an output file\n");
         return kExitUsage;
     }
-    tessera::ui::MainWindow window(file);
+    tessera::ui::MainWindow window(file, nullptr, false);  // review pictures: never the last session's file
+    window.setNeverAsk(true);
     if (viewName != "window" && !window.showView(viewName)) {
         std::fprintf(stderr, "tessera: --view takes memory, pipeline, pareto, candidates, estimate, scenario or window\n");
         return kExitUsage;

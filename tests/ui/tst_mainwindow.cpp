@@ -10,6 +10,9 @@
 #include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTabWidget>
 #include <QtTest>
 
 #include "io/scenarioio.h"
@@ -32,6 +35,57 @@ int distinctColours(const QImage& image) {
 class TestMainWindow : public QObject {
     Q_OBJECT
 private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);  // settings of the tests, not the user's
+        QCoreApplication::setOrganizationName("TesseraTests");
+        QCoreApplication::setApplicationName("tst_mainwindow");
+        QSettings().clear();
+    }
+
+    // Save writes what the forms state, atomically; it reads back; the window
+    // remembers the file, the view and its geometry for the next start.
+    void saveReopenAndRestore() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("run.yaml");
+        {
+            tessera::ui::MainWindow window({});
+            window.setNeverAsk(true);
+            window.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&window));
+            for (auto [key, text] : {std::pair{"micro_batch_num", "32"}, {"global_batch_size", "64"}}) {
+                auto* line = qobject_cast<QLineEdit*>(window.editor()->execForm()->editor(key));
+                line->selectAll();
+                QTest::keyClicks(line, text);
+            }
+            QVERIFY(window.isDirty());
+            QVERIFY(window.saveTo(path));
+            QVERIFY(!window.isDirty());
+            const tessera::core::Scenario saved = tessera::core::loadScenario(path.toStdString());
+            QCOMPARE(*saved.exec.micro_batch_num, std::int64_t{32});
+            QCOMPARE(*saved.model.hidden_size, std::int64_t{8192});
+            // A failed save says so and keeps the data.
+            QVERIFY(!window.saveTo("/nonexistent-dir/run.yaml"));
+            QVERIFY(window.statusBar()->currentMessage().contains("still here"));
+            window.showView("pipeline");
+            QVERIFY(window.close());
+        }
+        tessera::ui::MainWindow again({});
+        QCOMPARE(qobject_cast<QPlainTextEdit*>(again.view("scenario"))->toPlainText().contains("micro_batch_num: 32"), true);
+        QVERIFY(again.windowTitle().contains("run.yaml"));
+        QVERIFY(again.view("pipeline")->isVisibleTo(&again) || again.findChild<QTabWidget*>()->currentWidget() == again.view("pipeline"));
+        QSettings().clear();
+    }
+
+    void openingAnHfConfigReplacesTheModel() {
+        tessera::ui::MainWindow window({});
+        window.setNeverAsk(true);
+        window.openFile(QStringLiteral(TESSERA_TEST_DATA "/hf/llama3-8b.json"));
+        auto* hidden = qobject_cast<QLineEdit*>(window.editor()->modelForm()->editor("hidden_size"));
+        QCOMPARE(hidden->text(), QString("4096"));
+        QVERIFY(window.isDirty());
+        QSettings().clear();
+    }
+
     void opensTheDefaultScenario() {
         tessera::ui::MainWindow window({});
         window.show();

@@ -12,6 +12,7 @@
 #include "io/presets.h"
 #include "io/scenarioio.h"
 #include "io/specreader.h"
+#include "io/specwriter.h"
 
 namespace tessera::ui {
 
@@ -122,6 +123,28 @@ std::optional<core::Scenario> ScenarioEditor::scenario(std::vector<core::Diagnos
     problems = d.list();
     if (!d.empty()) return std::nullopt;
     return s;
+}
+
+core::Value ScenarioEditor::document() const {
+    core::Value root = core::scenarioValue(m_base);
+    root.set("model", m_model->values());
+    root.set("exec", m_exec->values());
+    core::Value cluster = root.find("cluster") ? *root.find("cluster") : core::Value::map();
+    if (m_device->isEnabled()) cluster.set("device", core::Value::string(m_device->currentData().toString().toStdString()));
+    cluster.erase("nodes");
+    cluster.erase("devices");
+    if (!m_devices->text().trimmed().isEmpty()) {
+        bool ok = false;
+        const qlonglong n = m_devices->text().trimmed().toLongLong(&ok);
+        cluster.set("devices", ok ? core::Value::integer(n) : core::Value::string(m_devices->text().toStdString()));
+    }
+    root.set("cluster", cluster);
+    return root;
+}
+
+void ScenarioEditor::setModel(const core::ModelSpec& model) {
+    m_model->setValues(core::SpecWriter::write(model));
+    emit changed();
 }
 
 void ScenarioEditor::markProblems(const std::vector<core::Diagnostic>& problems) {

@@ -7,6 +7,7 @@
 #include <QWidget>
 #include <optional>
 
+#include "io/document.h"
 #include "spec/scenario.h"
 
 class QComboBox;
@@ -26,6 +27,11 @@ public:
     // The scenario the forms state, or nullopt with the problems in `problems`.
     std::optional<core::Scenario> scenario(std::vector<core::Diagnostic>& problems) const;
     void markProblems(const std::vector<core::Diagnostic>& problems);
+    // The forms as a scenario document, exactly as typed (wrong values included), with
+    // the sections the forms do not show kept from the loaded scenario: what Save writes.
+    core::Value document() const;
+    // Replace the model section (an imported HF config.json).
+    void setModel(const core::ModelSpec& model);
     SpecForm* modelForm() const { return m_model; }
     SpecForm* execForm() const { return m_exec; }
 

@@ -10,6 +10,10 @@
 #include <QSplitter>
 #include <QTimer>
 #include <QToolBar>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenuBar>
+#include <QSettings>
 #include <QFontDatabase>
 #include <QHeaderView>
 #include <QLabel>
@@ -51,7 +55,7 @@ QString gib(core::Bytes b) { return QString::number(double(b) / double(core::GiB
 
 }  // namespace
 
-MainWindow::MainWindow(const QString& scenarioPath, QWidget* parent) : QMainWindow(parent) {
+MainWindow::MainWindow(const QString& scenarioPath, QWidget* parent, bool restore) : QMainWindow(parent) {
     m_tabs = new QTabWidget(this);
     // Memory: the stacked bars, a one-line summary, the exact table.
     m_memory = new QWidget(m_tabs);
@@ -150,6 +154,21 @@ MainWindow::MainWindow(const QString& scenarioPath, QWidget* parent) : QMainWind
                                      .arg(best.isEmpty() ? QString() : tr(" · best so far %1").arg(best)));
     });
     connect(m_search, &SearchController::finished, this, &MainWindow::showSearch);
+    auto* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open…"), QKeySequence::Open, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open scenario or config.json"), m_path,
+                                                          tr("Scenarios and configs (*.yaml *.yml *.json);;All files (*)"));
+        if (!path.isEmpty()) openFile(path);
+    });
+    m_recentMenu = file->addMenu(tr("Open &recent"));
+    file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
+    file->addAction(tr("Save &as…"), QKeySequence::SaveAs, this, &MainWindow::saveAs);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+    rebuildRecentMenu();
+    setAcceptDrops(true);
+    connect(m_editor, &ScenarioEditor::changed, this, [this] { setDirty(true); });
+
     auto* toolbar = addToolBar(tr("Search"));
     toolbar->setObjectName("searchToolbar");
     auto* pin = toolbar->addAction(tr("Pin baseline"), this, [this] { hasBaseline() ? unpinBaseline() : pinBaseline(); });
@@ -160,7 +179,12 @@ MainWindow::MainWindow(const QString& scenarioPath, QWidget* parent) : QMainWind
     searchAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     searchAction->setToolTip(tr("Search the strategy space of this scenario on a worker thread (Ctrl+R)"));
     resize(1280, 820);
-    load(scenarioPath);
+    if (restore) restoreSession();
+    // No file named: reopen the last one, else the built-in default scenario.
+    const QString last = restore ? QSettings().value("session/path").toString() : QString();
+    const QString path = !scenarioPath.isEmpty() ? scenarioPath : QFileInfo::exists(last) ? last : QString();
+    load(path);
+    if (!path.isEmpty() && QFileInfo::exists(path)) m_path = QFileInfo(path).absoluteFilePath();
 }
 
 QWidget* MainWindow::view(const QString& name) const {
@@ -182,8 +206,8 @@ bool MainWindow::showView(const QString& name) {
 
 void MainWindow::load(const QString& scenarioPath) {
     using namespace tessera::core;
-    const QString title = scenarioPath.isEmpty() ? QString::fromLatin1(kDefaultScenario) : scenarioPath;
-    setWindowTitle(tr("%1 - Tessera").arg(title));
+    const QString title = scenarioPath.isEmpty() ? QString::fromLatin1(kDefaultScenario) : QFileInfo(scenarioPath).fileName();
+    setWindowTitle(tr("%1[*] - Tessera").arg(title));
     try {
         m_scenario = scenarioPath.isEmpty() ? presetScenario(kDefaultScenario) : loadScenarioOrPreset(scenarioPath.toStdString());
     } catch (const SpecError& e) {

@@ -19,6 +19,7 @@ class QTableView;
 class QSortFilterProxyModel;
 class QLineEdit;
 class QTimer;
+class QMenu;
 
 namespace tessera::ui {
 
@@ -29,8 +30,9 @@ class ScenarioEditor;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    // An empty path opens the embedded default scenario.
-    explicit MainWindow(const QString& scenarioPath, QWidget* parent = nullptr);
+    // An empty path reopens the last session's file (when `restore`), else the
+    // embedded default scenario.
+    explicit MainWindow(const QString& scenarioPath, QWidget* parent = nullptr, bool restore = true);
 
     // "memory", "pipeline", "pareto", "candidates", "estimate" or "scenario"; false for an unknown name.
     bool showView(const QString& name);
@@ -42,6 +44,16 @@ public:
     void startSearch();
     void cancelSearch();
     SearchController* searchController() const { return m_search; }
+    // Files: open a scenario (or a Hugging Face config.json as the model), save
+    // atomically; both ask before anything unsaved is lost.
+    void openFile(const QString& path);
+    bool save();
+    bool saveAs();
+    bool saveTo(const QString& path);
+    bool isDirty() const { return m_dirty; }
+    // Tests and headless runs: never ask.
+    void setNeverAsk(bool never) { m_neverAsk = never; }
+
     // Pin the current estimate as the baseline every view then compares against; unpin.
     void pinBaseline();
     void unpinBaseline();
@@ -52,8 +64,19 @@ public:
 signals:
     void searchFinished();
 
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
 private:
     void load(const QString& scenarioPath);
+    void setDirty(bool dirty);
+    bool confirmDiscard();
+    void addRecent(const QString& path);
+    void rebuildRecentMenu();
+    void saveSession() const;
+    void restoreSession();
     void evaluate(const core::Scenario& scenario);
     void evaluateForms();  // the debounced re-evaluation of an edit
     void showProblems(const core::SpecError& e);
@@ -84,6 +107,9 @@ private:
     std::optional<core::Estimate> m_baseline;   // pinned for comparison
     std::optional<core::ResolvedScenario> m_resolved;
     bool m_loaded = false;
+    QString m_path;
+    bool m_dirty = false, m_neverAsk = false;
+    QMenu* m_recentMenu = nullptr;
 };
 
 }  // namespace tessera::ui

@@ -1,0 +1,151 @@
+// The main window's files: open (scenarios; a Hugging Face config.json becomes the
+// model), save atomically (QSaveFile) without overwriting or discarding anything
+// unasked, recent files, the session restored on the next start, and drops.
+#include <QCloseEvent>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QRegularExpression>
+#include <QSaveFile>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+
+#include "forms/scenarioeditor.h"
+#include "io/emit.h"
+#include "io/hfimport.h"
+#include "io/scenarioio.h"
+#include "mainwindow/mainwindow.h"
+
+namespace tessera::ui {
+
+namespace {
+constexpr int kRecentFiles = 8;
+const char* kFilter = "Scenarios and configs (*.yaml *.yml *.json);;All files (*)";
+}  // namespace
+
+void MainWindow::setDirty(bool dirty) {
+    m_dirty = dirty;
+    setWindowModified(dirty);
+}
+
+bool MainWindow::confirmDiscard() {
+    if (!m_dirty || m_neverAsk) return true;
+    const auto answer = QMessageBox::question(this, tr("Unsaved changes"),
+                                              tr("The scenario has changes that are not saved. Save them first?"),
+                                              QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Save) return save();
+    return answer == QMessageBox::Discard;
+}
+
+void MainWindow::openFile(const QString& path) {
+    if (!confirmDiscard()) return;
+    // A Hugging Face config.json replaces the model only.
+    try {
+        const core::Value doc = core::loadDocument(path.toStdString());
+        if (core::isHfConfig(doc) && m_scenario) {
+            core::Diagnostics d;
+            const core::Value section = core::importHfConfig(doc, d);
+            const core::ModelSpec model = core::modelFromValue(section, "model", d);
+            if (d.empty()) {
+                m_editor->setModel(model);
+                statusBar()->showMessage(tr("Model imported from %1").arg(path), 5000);
+                return;
+            }
+            showProblems(core::SpecError(d.list()));
+            return;
+        }
+    } catch (const core::LoadError&) {
+        // load() below reports it with the rest
+    }
+    load(path);
+    m_path = QFileInfo(path).absoluteFilePath();
+    setDirty(false);
+    addRecent(m_path);
+}
+
+bool MainWindow::save() {
+    if (m_path.isEmpty()) return saveAs();
+    return saveTo(m_path);
+}
+
+bool MainWindow::saveAs() {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save scenario"), m_path, kFilter);
+    if (path.isEmpty()) return false;  // the dialog asks before replacing a file
+    return saveTo(path);
+}
+
+bool MainWindow::saveTo(const QString& path) {
+    const core::Value doc = m_editor->document();
+    const std::string text = path.endsWith(".json", Qt::CaseInsensitive) ? core::toJson(doc).dump(2) + "\n" : core::toYaml(doc);
+    QSaveFile file(path);  // atomic: the old file stays whole until the new one is complete
+    if (!file.open(QIODevice::WriteOnly) || file.write(text.data(), qint64(text.size())) != qint64(text.size()) ||
+        !file.commit()) {
+        const QString why = tr("Cannot save %1: %2. The scenario is still here.").arg(path, file.errorString());
+        if (m_neverAsk) statusBar()->showMessage(why);
+        else QMessageBox::warning(this, tr("Not saved"), why);
+        return false;
+    }
+    m_path = QFileInfo(path).absoluteFilePath();
+    setDirty(false);
+    addRecent(m_path);
+    setWindowTitle(tr("%1[*] - Tessera").arg(QFileInfo(path).fileName()));
+    statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
+    return true;
+}
+
+void MainWindow::addRecent(const QString& path) {
+    QSettings settings;
+    QStringList recent = settings.value("recentFiles").toStringList();
+    recent.removeAll(path);
+    recent.prepend(path);
+    while (recent.size() > kRecentFiles) recent.removeLast();
+    settings.setValue("recentFiles", recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+    m_recentMenu->clear();
+    for (const QString& path : QSettings().value("recentFiles").toStringList())
+        m_recentMenu->addAction(QFileInfo(path).fileName(), this, [this, path] { openFile(path); })->setToolTip(path);
+    m_recentMenu->setEnabled(!m_recentMenu->isEmpty());
+}
+
+void MainWindow::saveSession() const {
+    QSettings settings;
+    settings.setValue("window/geometry", saveGeometry());
+    settings.setValue("window/state", saveState());
+    settings.setValue("session/path", m_path);
+    settings.setValue("session/view", m_tabs->currentIndex());
+}
+
+void MainWindow::restoreSession() {
+    QSettings settings;
+    restoreGeometry(settings.value("window/geometry").toByteArray());
+    restoreState(settings.value("window/state").toByteArray());
+    m_tabs->setCurrentIndex(settings.value("session/view", 0).toInt());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    if (!confirmDiscard()) return event->ignore();
+    m_search->cancel();
+    saveSession();
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    for (const QUrl& url : event->mimeData()->urls())
+        if (url.isLocalFile() && QRegularExpression("\\.(ya?ml|json)$").match(url.toLocalFile()).hasMatch())
+            return event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (!urls.isEmpty() && urls.first().isLocalFile()) openFile(urls.first().toLocalFile());
+}
+
+}  // namespace tessera::ui
