@@ -231,7 +231,11 @@ std::string usage() {
        tessera presets                    list the built-in models, devices and scenarios
        tessera import-hf CONFIG.json [-o MODEL.yaml] [--force]
                                           turn a Hugging Face config.json into a model section
-)" + importTrainUsage() + R"(       tessera --help | --version
+)" + importTrainUsage() + R"(       tessera report FILE -o REPORT.pdf [--force]
+                                          the capacity-review PDF (runs the scenario's search)
+       tessera --screenshot OUT.png [FILE] [--view memory|pipeline|pareto|candidates|estimate|scenario|window]
+                        [--size 1600x1000]  a picture of the app, headless with QT_QPA_PLATFORM=offscreen
+       tessera --help | --version
 
 FILE is a scenario in YAML or JSON, or the id of a built-in scenario (see presets).
 A scenario has the sections model, exec, cluster and (optional) search; a section

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
     QApplication::setOrganizationName(QStringLiteral("Tessera"));
     QApplication::setOrganizationDomain(QStringLiteral("tessera.example"));
     QApplication::setApplicationVersion(QStringLiteral(TESSERA_VERSION));
+    if (tessera::app::isReportInvocation(app.arguments().mid(1))) return tessera::app::runReport(app.arguments().mid(1));
     if (tessera::app::isScreenshotInvocation(app.arguments().mid(1)))
         return tessera::app::runScreenshot(app.arguments().mid(1));
     const QStringList positional = app.arguments().mid(1);

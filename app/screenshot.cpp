@@ -1,17 +1,63 @@
 #include "screenshot.h"
 
 #include <QApplication>
+#include <QFileInfo>
 #include <QImage>
 #include <QPixmap>
 #include <QTimer>
 #include <cstdio>
 
 #include "cli.h"
+#include "export/report.h"
 #include "mainwindow/mainwindow.h"
 
 namespace tessera::app {
 
 bool isScreenshotInvocation(const QStringList& args) { return args.contains(QStringLiteral("--screenshot")); }
+bool isReportInvocation(const QStringList& args) { return !args.isEmpty() && args.first() == QStringLiteral("report"); }
+
+int runReport(const QStringList& args) {
+    QString file, output;
+    bool force = false;
+    for (int i = 1; i < args.size(); ++i) {
+        if ((args[i] == "-o" || args[i] == "--output") && i + 1 < args.size()) output = args[++i];
+        else if (args[i] == "--force") force = true;
+        else if (args[i].startsWith('-') || !file.isEmpty()) {
+            std::fprintf(stderr, "tessera: report FILE -o REPORT.pdf [--force]\n");
+            return kExitUsage;
+        } else file = args[i];
+    }
+    if (file.isEmpty() || output.isEmpty()) {
+        std::fprintf(stderr, "tessera: report FILE -o REPORT.pdf [--force]\n");
+        return kExitUsage;
+    }
+    if (QFileInfo::exists(output) && !force) {
+        std::fprintf(stderr, "tessera: %s exists; pass --force to replace it\n", qPrintable(output));
+        return kExitFailure;
+    }
+    tessera::ui::MainWindow window(file, nullptr, false);
+    window.setNeverAsk(true);
+    if (!window.loaded()) {
+        std::fprintf(stderr, "tessera: %s cannot be used (tessera validate %s says why)\n", qPrintable(file), qPrintable(file));
+        return kExitInvalid;
+    }
+    window.resize(1600, 1000);  // review mode: a fixed logical size
+    window.show();
+    int status = kExitOk;
+    QObject::connect(&window, &tessera::ui::MainWindow::searchFinished, &window, [&] {
+        QTimer::singleShot(0, &window, [&] {
+            QString error;
+            if (!tessera::ui::writeReport(window, output, &error)) {
+                std::fprintf(stderr, "tessera: cannot write %s: %s\n", qPrintable(output), qPrintable(error));
+                status = kExitFailure;
+            }
+            QApplication::quit();
+        });
+    });
+    window.startSearch();
+    QApplication::exec();
+    return status;
+}
 
 int runScreenshot(const QStringList& args) {
     QString output, file, viewName = QStringLiteral("window");

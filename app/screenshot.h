@@ -9,7 +9,10 @@
 namespace tessera::app {
 
 bool isScreenshotInvocation(const QStringList& args);
+bool isReportInvocation(const QStringList& args);
 // Runs inside an existing QApplication; returns the process exit code.
 int runScreenshot(const QStringList& args);
+// tessera report FILE -o REPORT.pdf: the capacity-review PDF, after the scenario's search.
+int runReport(const QStringList& args);
 
 }  // namespace tessera::app

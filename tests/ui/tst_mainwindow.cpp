@@ -226,6 +226,27 @@ private slots:
         QVERIFY(distinctColours(image) >= 8);
     }
 
+    // tessera report: a PDF of four pages (memory, pipeline, Pareto, strategies), not empty.
+    void headlessReport() {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("review.pdf");
+        QProcess p;
+        p.start(QStringLiteral(TESSERA_BINARY), {"report", "llama3-8b-a100x8", "-o", out});
+        QVERIFY(p.waitForFinished(120000));
+        QCOMPARE(p.exitCode(), 0);
+        QFile pdf(out);
+        QVERIFY(pdf.open(QIODevice::ReadOnly));
+        const QByteArray bytes = pdf.readAll();
+        QVERIFY(bytes.startsWith("%PDF-"));
+        QVERIFY(bytes.size() > 50'000);  // four pages of pictures
+        QCOMPARE(bytes.count("/Type /Page") - bytes.count("/Type /Pages"), 4);
+        // Nothing the user wrote is overwritten without asking.
+        QProcess again;
+        again.start(QStringLiteral(TESSERA_BINARY), {"report", "llama3-8b-a100x8", "-o", out});
+        QVERIFY(again.waitForFinished(60000));
+        QCOMPARE(again.exitCode(), 1);
+    }
+
     void screenshotRefusesBadArguments() {
         QProcess p;
         p.start(QStringLiteral(TESSERA_BINARY), {"--screenshot", "/tmp/x.png", "--size", "12x9"});
