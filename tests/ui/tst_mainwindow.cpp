@@ -11,6 +11,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QSettings>
+#include <QUndoStack>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QtTest>
@@ -176,6 +177,33 @@ private slots:
             window.grab().save(QString::fromLocal8Bit(dir) + "/compare.png");
         window.unpinBaseline();
         QCOMPARE(chart->chart()->series().size(), 2);
+    }
+
+    // Undo and redo; typing into one field is one step.
+    void undoRedo() {
+        tessera::ui::MainWindow window({});
+        window.setNeverAsk(true);
+        QUndoStack* stack = window.editor()->undoStack();
+        auto* mbn = qobject_cast<QLineEdit*>(window.editor()->execForm()->editor("micro_batch_num"));
+        auto* gbs = qobject_cast<QLineEdit*>(window.editor()->execForm()->editor("global_batch_size"));
+        mbn->selectAll();
+        QTest::keyClicks(mbn, "32");  // two keystrokes, one field: one command
+        gbs->selectAll();
+        QTest::keyClicks(gbs, "64");
+        QCOMPARE(stack->count(), 2);
+        auto* figures = window.statusBar()->findChildren<QLabel*>().last();
+        QTRY_VERIFY(figures->text().contains("step"));
+        stack->undo();
+        QCOMPARE(gbs->text(), QString("128"));
+        stack->undo();
+        QCOMPARE(mbn->text(), QString("64"));
+        QTRY_VERIFY(window.editor()->execForm()->editor("micro_batch_num")->styleSheet().isEmpty());
+        stack->redo();
+        QCOMPARE(mbn->text(), QString("32"));
+        QTRY_VERIFY(gbs->styleSheet().contains("D50000"));  // 1·32·2 is not 128 until the next redo
+        stack->redo();
+        QCOMPARE(gbs->text(), QString("64"));
+        QTRY_VERIFY(gbs->styleSheet().isEmpty());
     }
 
     void showsEveryProblemOfABadFile() {

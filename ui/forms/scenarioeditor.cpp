@@ -6,8 +6,10 @@
 #include <QLineEdit>
 #include <QScrollArea>
 #include <QToolBox>
+#include <QUndoStack>
 #include <QVBoxLayout>
 
+#include "commands/fieldedit.h"
 #include "forms/specform.h"
 #include "io/presets.h"
 #include "io/scenarioio.h"
@@ -72,8 +74,9 @@ ScenarioEditor::ScenarioEditor(QWidget* parent) : QWidget(parent) {
     m_sections->addItem(scrolled(cluster, this), tr("Cluster"));
     m_sections->setCurrentIndex(1);
 
-    connect(m_model, &SpecForm::edited, this, &ScenarioEditor::changed);
-    connect(m_exec, &SpecForm::edited, this, &ScenarioEditor::changed);
+    m_undo = new QUndoStack(this);
+    connect(m_model, &SpecForm::edited, this, [this](const QString& key) { recordEdit(m_model, key); });
+    connect(m_exec, &SpecForm::edited, this, [this](const QString& key) { recordEdit(m_exec, key); });
     connect(m_device, &QComboBox::currentTextChanged, this, &ScenarioEditor::changed);
     connect(m_devices, &QLineEdit::textEdited, this, &ScenarioEditor::changed);
 }
@@ -88,6 +91,28 @@ void ScenarioEditor::setScenario(const core::Scenario& scenario) {
     m_device->setEnabled(!device.isEmpty() || !scenario.cluster.device);  // a custom device is kept as stated
     m_devices->setText(scenario.cluster.devices ? QString::number(*scenario.cluster.devices) : QString());
     markProblems({});
+    rememberTexts();
+    m_undo->clear();  // a newly opened scenario starts a new history
+}
+
+void ScenarioEditor::recordEdit(SpecForm* form, const QString& key) {
+    const QString path = form->section() + '.' + key;
+    const QString before = m_lastText[path], after = form->text(key);
+    m_lastText[path] = after;
+    m_undo->push(new FieldEdit(form, key, before, after, [this, form, key] {
+        m_lastText[form->section() + '.' + key] = form->text(key);
+        emit changed();
+    }));
+    emit changed();
+}
+
+void ScenarioEditor::rememberTexts() {
+    m_lastText.clear();
+    for (SpecForm* form : {m_model, m_exec}) {
+        const core::Value values = form->values();  // kept alive for the loop
+        for (const core::Value::Entry& e : values.entries())
+            m_lastText[form->section() + '.' + QString::fromStdString(e.key)] = form->text(QString::fromStdString(e.key));
+    }
 }
 
 void ScenarioEditor::loadModelPreset(const QString& id) {

@@ -5,6 +5,7 @@
 // the forms back through the core's own reader, so a wrong value is refused with
 // the same words a file would get, and markProblems() shows them on the fields.
 #include <QWidget>
+#include <map>
 #include <optional>
 
 #include "io/document.h"
@@ -13,6 +14,7 @@
 class QComboBox;
 class QLineEdit;
 class QToolBox;
+class QUndoStack;
 
 namespace tessera::ui {
 
@@ -34,12 +36,15 @@ public:
     void setModel(const core::ModelSpec& model);
     SpecForm* modelForm() const { return m_model; }
     SpecForm* execForm() const { return m_exec; }
+    QUndoStack* undoStack() const { return m_undo; }
 
 signals:
     void changed();
 
 private:
     void loadModelPreset(const QString& id);
+    void recordEdit(SpecForm* form, const QString& key);
+    void rememberTexts();
 
     core::Scenario m_base;  // what the forms do not show (search section, custom device figures)
     QToolBox* m_sections = nullptr;
@@ -48,6 +53,8 @@ private:
     QLineEdit* m_devices = nullptr;
     SpecForm* m_model = nullptr;
     SpecForm* m_exec = nullptr;
+    QUndoStack* m_undo = nullptr;
+    std::map<QString, QString> m_lastText;  // "exec.tp" -> its text before the edit in progress
 };
 
 }  // namespace tessera::ui

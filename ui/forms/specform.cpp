@@ -72,6 +72,21 @@ QWidget* SpecForm::editor(const QString& key) const {
     return it == m_rows.end() ? nullptr : it->second.editor;
 }
 
+QString SpecForm::text(const QString& key) const {
+    const auto it = m_rows.find(key);
+    if (it == m_rows.end()) return {};
+    if (auto* box = qobject_cast<QComboBox*>(it->second.editor)) return box->currentText();
+    return qobject_cast<QLineEdit*>(it->second.editor)->text();
+}
+
+void SpecForm::setText(const QString& key, const QString& text) {
+    const auto it = m_rows.find(key);
+    if (it == m_rows.end()) return;
+    const QSignalBlocker block(it->second.editor);
+    if (auto* box = qobject_cast<QComboBox*>(it->second.editor)) box->setCurrentText(text);
+    else qobject_cast<QLineEdit*>(it->second.editor)->setText(text);
+}
+
 core::Value SpecForm::values() const {
     core::Value map = core::Value::map(core::Mark{m_section.toStdString()});
     for (const QString& key : m_order) {

@@ -36,6 +36,10 @@ public:
     // Mark the rows a diagnostic names (`exec.tp`, `exec.recompute[0].option`), clear the others.
     void markProblems(const std::vector<core::Diagnostic>& problems);
     QWidget* editor(const QString& key) const;
+    // A row's text, and setting it without emitting edited() (for undo and redo).
+    QString text(const QString& key) const;
+    void setText(const QString& key, const QString& text);
+    const QString& section() const { return m_section; }
 
 signals:
     void edited(const QString& key);

@@ -10,6 +10,7 @@
 #include <QSplitter>
 #include <QTimer>
 #include <QToolBar>
+#include <QUndoStack>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenuBar>
@@ -166,6 +167,13 @@ MainWindow::MainWindow(const QString& scenarioPath, QWidget* parent, bool restor
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
     rebuildRecentMenu();
+    auto* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = m_editor->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction* redo = m_editor->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcut(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
     setAcceptDrops(true);
     connect(m_editor, &ScenarioEditor::changed, this, [this] { setDirty(true); });
 
