@@ -11,6 +11,8 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QSettings>
+#include <QClipboard>
+#include <QGuiApplication>
 #include <QUndoStack>
 #include <QStandardPaths>
 #include <QTabWidget>
@@ -204,6 +206,20 @@ private slots:
         stack->redo();
         QCOMPARE(gbs->text(), QString("64"));
         QTRY_VERIFY(gbs->styleSheet().isEmpty());
+    }
+
+    // PNG export renders the current view at the asked size and pixel ratio; the copy
+    // goes to the clipboard.
+    void viewPictures() {
+        tessera::ui::MainWindow window({});
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.showView("memory");
+        const QImage image = window.renderView(QSize(1000, 600), 2);
+        QCOMPARE(image.size(), QSize(2000, 1200));
+        QVERIFY(distinctColours(image) >= 8);
+        window.copyView();
+        QVERIFY(!QGuiApplication::clipboard()->image().isNull());
     }
 
     void showsEveryProblemOfABadFile() {

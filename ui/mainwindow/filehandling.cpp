@@ -1,7 +1,16 @@
 // The main window's files: open (scenarios; a Hugging Face config.json becomes the
 // model), save atomically (QSaveFile) without overwriting or discarding anything
 // unasked, recent files, the session restored on the next start, and drops.
+#include <QClipboard>
 #include <QCloseEvent>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGuiApplication>
+#include <QImage>
+#include <QPixmap>
+#include <QSpinBox>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
@@ -19,6 +28,7 @@
 #include "io/emit.h"
 #include "io/hfimport.h"
 #include "io/scenarioio.h"
+#include "io/trainyaml.h"
 #include "mainwindow/mainwindow.h"
 
 namespace tessera::ui {
@@ -146,6 +156,71 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
 void MainWindow::dropEvent(QDropEvent* event) {
     const QList<QUrl> urls = event->mimeData()->urls();
     if (!urls.isEmpty() && urls.first().isLocalFile()) openFile(urls.first().toLocalFile());
+}
+
+}  // namespace tessera::ui
+
+namespace tessera::ui {
+
+QImage MainWindow::renderView(QSize size, double pixelRatio) {
+    QWidget* target = m_tabs->currentWidget();
+    const QSize before = size.isValid() ? resizeForPicture(size) : QSize();
+    QPixmap pixmap(target->size() * pixelRatio);
+    pixmap.setDevicePixelRatio(pixelRatio);
+    pixmap.fill(Qt::white);
+    target->render(&pixmap);
+    if (before.isValid()) resize(before);
+    return pixmap.toImage();
+}
+
+QSize MainWindow::resizeForPicture(QSize viewSize) {
+    // Grow or shrink the window by the difference, so the view itself gets the size.
+    const QSize before = size();
+    resize(before + (viewSize - m_tabs->currentWidget()->size()));
+    return before;
+}
+
+void MainWindow::exportViewPng() {
+    QDialog ask(this);
+    ask.setWindowTitle(tr("Export view as PNG"));
+    auto* form = new QFormLayout(&ask);
+    auto* width = new QSpinBox(&ask);
+    auto* height = new QSpinBox(&ask);
+    auto* ratio = new QDoubleSpinBox(&ask);
+    width->setRange(200, 10000), height->setRange(150, 10000), ratio->setRange(1, 4);
+    width->setValue(m_tabs->currentWidget()->width()), height->setValue(m_tabs->currentWidget()->height()), ratio->setValue(2);
+    form->addRow(tr("width (px)"), width);
+    form->addRow(tr("height (px)"), height);
+    form->addRow(tr("pixel ratio"), ratio);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &ask);
+    connect(buttons, &QDialogButtonBox::accepted, &ask, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &ask, &QDialog::reject);
+    form->addRow(buttons);
+    if (ask.exec() != QDialog::Accepted) return;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export view as PNG"), QString(), tr("PNG images (*.png)"));
+    if (path.isEmpty()) return;
+    const QImage image = renderView(QSize(width->value(), height->value()), ratio->value());
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG") || !file.commit())
+        QMessageBox::warning(this, tr("Not exported"), tr("Cannot write %1: %2").arg(path, file.errorString()));
+}
+
+void MainWindow::copyView() { QGuiApplication::clipboard()->setImage(renderView({}, devicePixelRatio())); }
+
+void MainWindow::exportTrainYaml() {
+    if (!m_resolved) return;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export train.yaml"), QStringLiteral("train.yaml"),
+                                                      tr("YAML (*.yaml *.yml)"));
+    if (path.isEmpty()) return;
+    try {
+        const std::string text = core::trainYaml(*m_resolved, nullptr);
+        QSaveFile file(path);
+        if (!file.open(QIODevice::WriteOnly) || file.write(text.data(), qint64(text.size())) != qint64(text.size()) ||
+            !file.commit())
+            QMessageBox::warning(this, tr("Not exported"), tr("Cannot write %1: %2").arg(path, file.errorString()));
+    } catch (const core::SpecError& e) {
+        QMessageBox::warning(this, tr("Not exported"), QString::fromStdString(e.what()));
+    }
 }
 
 }  // namespace tessera::ui

@@ -10,6 +10,7 @@
 #include <QSplitter>
 #include <QTimer>
 #include <QToolBar>
+#include <QMessageBox>
 #include <QUndoStack>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -27,6 +28,7 @@
 #include <QVBoxLayout>
 
 #include "charts/memorychart.h"
+#include "export/report.h"
 #include "forms/scenarioeditor.h"
 #include "charts/paretochart.h"
 #include "io/searchreport.h"
@@ -164,6 +166,15 @@ MainWindow::MainWindow(const QString& scenarioPath, QWidget* parent, bool restor
     m_recentMenu = file->addMenu(tr("Open &recent"));
     file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
     file->addAction(tr("Save &as…"), QKeySequence::SaveAs, this, &MainWindow::saveAs);
+    file->addSeparator();
+    file->addAction(tr("Export view as &PNG…"), this, &MainWindow::exportViewPng);
+    file->addAction(tr("&Copy view"), QKeySequence::Copy, this, &MainWindow::copyView);
+    file->addAction(tr("Export &train.yaml…"), this, &MainWindow::exportTrainYaml);
+    file->addAction(tr("Export review &PDF…"), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export review PDF"), QStringLiteral("review.pdf"), tr("PDF (*.pdf)"));
+        QString error;
+        if (!path.isEmpty() && !writeReport(*this, path, &error)) QMessageBox::warning(this, tr("Not exported"), error);
+    });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
     rebuildRecentMenu();

@@ -54,6 +54,13 @@ public:
     // Tests and headless runs: never ask.
     void setNeverAsk(bool never) { m_neverAsk = never; }
 
+    // Pictures of the current view: rendered at `size` (the view's own when invalid)
+    // and `pixelRatio`; exported as PNG, copied to the clipboard.
+    QImage renderView(QSize size, double pixelRatio);
+    void exportViewPng();
+    void copyView();
+    void exportTrainYaml();
+
     // Pin the current estimate as the baseline every view then compares against; unpin.
     void pinBaseline();
     void unpinBaseline();
@@ -72,6 +79,7 @@ protected:
 private:
     void load(const QString& scenarioPath);
     void setDirty(bool dirty);
+    QSize resizeForPicture(QSize viewSize);
     bool confirmDiscard();
     void addRecent(const QString& path);
     void rebuildRecentMenu();
