@@ -11,6 +11,8 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QSettings>
+#include <QApplication>
+#include <QPalette>
 #include <QClipboard>
 #include <QGuiApplication>
 #include <QUndoStack>
@@ -220,6 +222,32 @@ private slots:
         QVERIFY(distinctColours(image) >= 8);
         window.copyView();
         QVERIFY(!QGuiApplication::clipboard()->image().isNull());
+    }
+
+    // A dark palette stays readable: the charts take the dark theme.
+    void darkPalette() {
+        const QPalette light = QApplication::palette();
+        QPalette dark;
+        dark.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
+        dark.setColor(QPalette::WindowText, QColor(0xee, 0xee, 0xee));
+        dark.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
+        dark.setColor(QPalette::Text, QColor(0xee, 0xee, 0xee));
+        dark.setColor(QPalette::Button, QColor(0x3a, 0x3a, 0x3a));
+        dark.setColor(QPalette::ButtonText, QColor(0xee, 0xee, 0xee));
+        QApplication::setPalette(dark);
+        {
+            tessera::ui::MainWindow window({}, nullptr, false);
+            window.resize(1400, 860);
+            window.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&window));
+            auto* chart = window.view("memory")->findChild<QChartView*>();
+            QCOMPARE(chart->chart()->theme(), QChart::ChartThemeDark);
+            const QImage image = window.grab().toImage();
+            QVERIFY(distinctColours(image) >= 8);
+            if (const QByteArray dir = qgetenv("TESSERA_SCREENSHOT_DIR"); !dir.isEmpty())
+                image.save(QString::fromLocal8Bit(dir) + "/dark.png");
+        }
+        QApplication::setPalette(light);
     }
 
     void showsEveryProblemOfABadFile() {

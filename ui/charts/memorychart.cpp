@@ -23,6 +23,7 @@ double gib(core::Bytes b) { return double(b) / double(core::GiB); }
 
 QChart* buildMemoryChart(const core::Estimate& e, const core::Estimate* baseline) {
     auto* chart = new QChart;
+    chart->setTheme(colours::darkPalette() ? QChart::ChartThemeDark : QChart::ChartThemeLight);  // before any series: it recolours them
     chart->setTitle(QObject::tr("Memory per device by pipeline stage (GiB = 2^30 bytes)"));
     chart->setAnimationOptions(QChart::NoAnimation);
     auto* series = new QStackedBarSeries(chart);
@@ -96,7 +97,7 @@ QChart* buildMemoryChart(const core::Estimate& e, const core::Estimate* baseline
         // The baseline as an outline: a box around where each stage's bar stood.
         auto* outline = new QLineSeries(chart);
         outline->setName(QObject::tr("pinned baseline (outline)"));
-        QPen pen(QColor(0x30, 0x30, 0x30));
+        QPen pen(colours::ink());
         pen.setWidth(2);
         outline->setPen(pen);
         for (std::size_t i = 0; i < baseline->stages.size() && i < e.stages.size(); ++i) {

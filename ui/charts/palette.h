@@ -2,6 +2,8 @@
 // One colour per meaning, everywhere (UI.md "Colours and marks"): the Okabe-Ito
 // colour-blind-safe palette.
 #include <QColor>
+#include <QGuiApplication>
+#include <QPalette>
 
 namespace tessera::ui::colours {
 
@@ -13,5 +15,10 @@ inline const QColor kActivations{0xD5, 0x5E, 0x00};      // vermillion
 inline const QColor kBuffers{0xCC, 0x79, 0xA7};          // reddish purple
 inline const QColor kWorking{0xE6, 0x9F, 0x00};          // orange
 inline const QColor kOverLimit{0xD5, 0x00, 0x00};        // red: outlines and labels, never fill alone
+
+// Whether the application runs a dark palette: charts then take Qt Charts' dark
+// theme, and marks drawn in "ink" take the palette's text colour.
+inline bool darkPalette() { return QGuiApplication::palette().color(QPalette::Window).lightness() < 128; }
+inline QColor ink() { return QGuiApplication::palette().color(QPalette::WindowText); }
 
 }  // namespace tessera::ui::colours

@@ -34,6 +34,7 @@ const core::Candidate* nearest(const std::vector<core::Candidate>& all, QPointF 
 QChart* buildParetoChart(const core::SearchResult& result, core::Bytes memoryLimit, std::optional<CurrentPoint> current,
                          std::function<void(const core::Candidate&)> pick) {
     auto* chart = new QChart;
+    chart->setTheme(colours::darkPalette() ? QChart::ChartThemeDark : QChart::ChartThemeLight);  // before any series: it recolours them
     chart->setTitle(QObject::tr("Strategies kept by the search: peak memory against step time"));
     chart->setAnimationOptions(QChart::NoAnimation);
     // Every candidate kept: the top list and the front.
@@ -81,8 +82,8 @@ QChart* buildParetoChart(const core::SearchResult& result, core::Bytes memoryLim
         ring->setName(QObject::tr("current strategy"));
         ring->setMarkerSize(18);
         ring->setColor(Qt::transparent);
-        ring->setBorderColor(Qt::black);
-        ring->setPen(QPen(QColor(0x20, 0x20, 0x20), 2.5));
+        ring->setBorderColor(colours::ink());
+        ring->setPen(QPen(colours::ink(), 2.5));
         ring->append(gib(current->peakMemory), current->stepSeconds);
         chart->addSeries(ring);
     }
