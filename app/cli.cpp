@@ -30,10 +30,6 @@ using namespace tessera::core;
 
 namespace {
 
-struct UsageError {
-    std::string message;
-};
-
 // A scenario from a path, or from a scenario preset id when no such file exists,
 // with --set overrides applied to its document before it is read.
 ResolvedScenario loadResolved(const std::string& nameOrPath, const std::vector<std::string>& overrides = {}) {
@@ -258,28 +254,11 @@ bool isCliInvocation(const std::vector<std::string>& args) {
     return std::any_of(std::begin(kCommands), std::end(kCommands), [&](const char* c) { return args[0] == c; });
 }
 
-int runCli(const std::vector<std::string>& args) {
-    const std::string command = args.empty() ? "--help" : args[0];
-    const std::vector<std::string> rest(args.begin() + (args.empty() ? 0 : 1), args.end());
+int runGuarded(const std::function<int()>& body, const std::string& usageText) {
     try {
-        if (command == "--help" || command == "-h" || command == "help") {
-            std::cout << usage();
-            return kExitOk;
-        }
-        if (command == "--version") {
-            std::cout << "tessera " << TESSERA_VERSION << '\n';
-            return kExitOk;
-        }
-        if (command == "validate") return cmdValidate(rest);
-        if (command == "show") return cmdShow(rest);
-        if (command == "estimate") return cmdEstimate(rest);
-        if (command == "search") return cmdSearch(rest);
-        if (command == "import-train") return runImportTrain(rest);
-        if (command == "presets") return cmdPresets(rest);
-        if (command == "import-hf") return cmdImportHf(rest);
-        throw UsageError{"unknown command " + command};
+        return body();
     } catch (const UsageError& e) {
-        std::cerr << "tessera: " << e.message << "\n\n" << usage();
+        std::cerr << "tessera: " << e.message << "\n\n" << usageText;
         return kExitUsage;
     } catch (const FileError& e) {
         printDiagnostics(e);
@@ -291,6 +270,31 @@ int runCli(const std::vector<std::string>& args) {
         std::cerr << "tessera: " << e.what() << '\n';
         return kExitFailure;
     }
+}
+
+int runCli(const std::vector<std::string>& args) {
+    const std::string command = args.empty() ? "--help" : args[0];
+    const std::vector<std::string> rest(args.begin() + (args.empty() ? 0 : 1), args.end());
+    return runGuarded(
+        [&]() -> int {
+            if (command == "--help" || command == "-h" || command == "help") {
+                std::cout << usage();
+                return kExitOk;
+            }
+            if (command == "--version") {
+                std::cout << "tessera " << TESSERA_VERSION << '\n';
+                return kExitOk;
+            }
+            if (command == "validate") return cmdValidate(rest);
+            if (command == "show") return cmdShow(rest);
+            if (command == "estimate") return cmdEstimate(rest);
+            if (command == "search") return cmdSearch(rest);
+            if (command == "import-train") return runImportTrain(rest);
+            if (command == "presets") return cmdPresets(rest);
+            if (command == "import-hf") return cmdImportHf(rest);
+            throw UsageError{"unknown command " + command};
+        },
+        usage());
 }
 
 }  // namespace tessera::app

@@ -1,6 +1,7 @@
 #pragma once
 // The command-line front door: `tessera validate|show|presets|import-hf ...`.
 // Runs without Qt; returns the process exit code (see usage()).
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,15 @@ namespace tessera::app {
 bool isCliInvocation(const std::vector<std::string>& args);
 int runCli(const std::vector<std::string>& args);
 std::string usage();
+
+// A command line that is wrong (exit 64, with the usage).
+struct UsageError {
+    std::string message;
+};
+
+// Runs a command body and maps what it throws to the exit codes below: usage
+// errors (with `usageText`), unreadable files, refused input, anything else.
+int runGuarded(const std::function<int()>& body, const std::string& usageText);
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;   // could not read or write a file

@@ -21,10 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct UsageError {
-    std::string message;
-};
-
 struct Options {
     std::string input, output, device;
     std::optional<std::int64_t> devices;
@@ -111,9 +107,6 @@ int importTrain(const Options& o) {
     return kExitOk;
 }
 
-void printDiagnostics(const SpecError& e) {
-    for (const Diagnostic& d : e.diagnostics()) std::cerr << d.text() << '\n';
-}
 
 }  // namespace
 
@@ -123,21 +116,7 @@ std::string importTrainUsage() {
 }
 
 int runImportTrain(const std::vector<std::string>& args) {
-    try {
-        return importTrain(parseArgs(args));
-    } catch (const UsageError& e) {
-        std::cerr << "tessera: " << e.message << "\n\nUsage: " << importTrainUsage().substr(7);
-        return kExitUsage;
-    } catch (const FileError& e) {
-        printDiagnostics(e);
-        return kExitFailure;
-    } catch (const SpecError& e) {
-        printDiagnostics(e);
-        return kExitInvalid;
-    } catch (const std::exception& e) {
-        std::cerr << "tessera: " << e.what() << '\n';
-        return kExitFailure;
-    }
+    return runGuarded([&] { return importTrain(parseArgs(args)); }, "Usage: " + importTrainUsage().substr(7));
 }
 
 }  // namespace tessera::app

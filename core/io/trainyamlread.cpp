@@ -93,11 +93,11 @@ private:
 // per-layer plan; nullopt when the model cannot be read (reported elsewhere).
 std::optional<std::int64_t> modelLayers(const Value& model, const std::string& baseDir) {
     try {
-        Value stub = Value::map();
-        stub.set("model", model);
-        stub.set("exec", Value::map());
-        stub.set("cluster", Value::map());
-        const ModelSpec m = resolveModel(scenarioFromValue(stub, "train.yaml", baseDir).model);
+        Value holder = Value::map();
+        holder.set("model", model);
+        holder.set("exec", Value::map());
+        holder.set("cluster", Value::map());
+        const ModelSpec m = resolveModel(scenarioFromValue(holder, "train.yaml", baseDir).model);
         return *m.num_hidden_layers + m.mtp_depth.value_or(0);
     } catch (const SpecError&) {
         return std::nullopt;
