@@ -81,6 +81,19 @@ private slots:
         QSettings().clear();
     }
 
+    void openingATrainYamlTakesItsRun() {
+        tessera::ui::MainWindow window({}, nullptr, false);
+        window.setNeverAsk(true);
+        window.openFile(QStringLiteral(TESSERA_TEST_DATA "/train/llama3-8b-automodels.yaml"));
+        QVERIFY(window.loaded());
+        auto* tp = qobject_cast<QLineEdit*>(window.editor()->execForm()->editor("tp"));
+        QCOMPARE(tp->text(), QString("2"));
+        auto* hidden = qobject_cast<QLineEdit*>(window.editor()->modelForm()->editor("hidden_size"));
+        QCOMPARE(hidden->text(), QString("4096"));
+        QVERIFY(window.isDirty());
+        QSettings().clear();
+    }
+
     void openingAnHfConfigReplacesTheModel() {
         tessera::ui::MainWindow window({});
         window.setNeverAsk(true);

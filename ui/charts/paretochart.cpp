@@ -32,7 +32,7 @@ const core::Candidate* nearest(const std::vector<core::Candidate>& all, QPointF 
 }  // namespace
 
 QChart* buildParetoChart(const core::SearchResult& result, core::Bytes memoryLimit, std::optional<CurrentPoint> current,
-                         std::function<void(const core::Candidate&)> pick) {
+                         std::function<void(const core::Candidate&)> pick, std::optional<CurrentPoint> baseline) {
     auto* chart = new QChart;
     chart->setTheme(colours::darkPalette() ? QChart::ChartThemeDark : QChart::ChartThemeLight);  // before any series: it recolours them
     chart->setTitle(QObject::tr("Strategies kept by the search: peak memory against step time"));
@@ -49,6 +49,8 @@ QChart* buildParetoChart(const core::SearchResult& result, core::Bytes memoryLim
     }
     if (current) xMax = std::max(xMax, gib(current->peakMemory)), yMax = std::max(yMax, current->stepSeconds),
                  yMin = std::min(yMin, current->stepSeconds);
+    if (baseline) xMax = std::max(xMax, gib(baseline->peakMemory)), yMax = std::max(yMax, baseline->stepSeconds),
+                  yMin = std::min(yMin, baseline->stepSeconds);
     if (kept->empty() && !current) yMin = 0, yMax = 1;
     const double yPad = std::max(1e-3, (yMax - yMin) * 0.08);
 
@@ -86,6 +88,16 @@ QChart* buildParetoChart(const core::SearchResult& result, core::Bytes memoryLim
         ring->setPen(QPen(colours::ink(), 2.5));
         ring->append(gib(current->peakMemory), current->stepSeconds);
         chart->addSeries(ring);
+    }
+    if (baseline) {
+        auto* square = new QScatterSeries(chart);
+        square->setName(QObject::tr("pinned baseline"));
+        square->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
+        square->setMarkerSize(14);
+        square->setColor(Qt::transparent);
+        square->setPen(QPen(colours::ink(), 2));
+        square->append(gib(baseline->peakMemory), baseline->stepSeconds);
+        chart->addSeries(square);
     }
     auto* x = new QValueAxis(chart);
     x->setTitleText(QObject::tr("peak memory per device (GiB)"));

@@ -20,7 +20,8 @@ struct CurrentPoint {
     double stepSeconds = 0;
 };
 
+// `baseline`, when pinned, is drawn as a square (UI.md).
 QChart* buildParetoChart(const core::SearchResult& result, core::Bytes memoryLimit, std::optional<CurrentPoint> current,
-                         std::function<void(const core::Candidate&)> pick);
+                         std::function<void(const core::Candidate&)> pick, std::optional<CurrentPoint> baseline = std::nullopt);
 
 }  // namespace tessera::ui

@@ -69,6 +69,31 @@ void MainWindow::openFile(const QString& path) {
             showProblems(core::SpecError(d.list()));
             return;
         }
+        // A HyperParallel train.yaml states a run: take it, on the cluster shown now.
+        if (doc.isMap() && (doc.find("accelerator") || doc.find("fsdp_config")) && m_scenario) {
+            core::Diagnostics d;
+            core::Value scenario = core::scenarioFromTrainYaml(doc, QFileInfo(path).absolutePath().toStdString(), d);
+            core::Value cluster = core::scenarioValue(*m_scenario).find("cluster") ? *core::scenarioValue(*m_scenario).find("cluster")
+                                                                                 : core::Value::map();
+            if (const core::Value* stated = scenario.find("cluster"); stated && stated->find("devices"))
+                cluster.set("devices", *stated->find("devices"));
+            scenario.set("cluster", cluster);
+            if (d.empty()) {
+                try {
+                    m_scenario = core::scenarioFromValue(scenario, path.toStdString(), QFileInfo(path).absolutePath().toStdString());
+                    m_editor->setScenario(*m_scenario);
+                    evaluate(*m_scenario);
+                    setDirty(true);  // not saved as a scenario yet
+                    statusBar()->showMessage(tr("Run imported from %1").arg(path), 5000);
+                    return;
+                } catch (const core::SpecError& e) {
+                    showProblems(e);
+                    return;
+                }
+            }
+            showProblems(core::SpecError(d.list()));
+            return;
+        }
     } catch (const core::LoadError&) {
         // load() below reports it with the rest
     }

@@ -66,9 +66,10 @@ void MainWindow::showSearch(std::shared_ptr<const SearchOutcome> outcome) {
     auto* paretoView = m_pareto->findChild<QChartView*>("paretoChart");
     QChart* old = paretoView->chart();
     QPointer<MainWindow> self(this);
-    paretoView->setChart(buildParetoChart(r, outcome->setup.space.memoryLimit, current, [self](const core::Candidate& c) {
-        if (self) self->pickCandidate(c);
-    }));
+    std::optional<CurrentPoint> base;
+    if (m_baseline) base = CurrentPoint{m_baseline->peakMemory, m_baseline->stepSeconds};
+    paretoView->setChart(buildParetoChart(
+        r, outcome->setup.space.memoryLimit, current, [self](const core::Candidate& c) { if (self) self->pickCandidate(c); }, base));
     delete old;
     statusBar()->showMessage(tr("Search done: %1 of %2 candidates fit%3")
                                  .arg(QLocale().toString(qulonglong(r.feasible)))
