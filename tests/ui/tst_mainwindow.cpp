@@ -7,6 +7,7 @@
 #include <QElapsedTimer>
 #include <QPlainTextEdit>
 #include <QProcess>
+#include <QSignalSpy>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -194,6 +195,31 @@ private slots:
             window.grab().save(QString::fromLocal8Bit(dir) + "/compare.png");
         window.unpinBaseline();
         QCOMPARE(chart->chart()->series().size(), 2);
+    }
+
+    // The search section as a form: a wrong candidate is marked, a good space searches.
+    void searchForm() {
+        tessera::ui::MainWindow window({}, nullptr, false);
+        window.setNeverAsk(true);
+        auto* tp = window.editor()->findChild<QLineEdit*>("search.space.tp");
+        QVERIFY(tp);
+        QCOMPARE(tp->text(), QString("auto"));  // from the default scenario's search section
+        tp->clear();
+        QTest::keyClicks(tp, "[1, two]");
+        QTRY_VERIFY(tp->styleSheet().contains("D50000"));
+        QVERIFY2(tp->toolTip().contains("expected a whole number"), qPrintable(tp->toolTip()));
+        tp->clear();
+        QTest::keyClicks(tp, "[4, 8]");
+        QTRY_VERIFY(tp->styleSheet().isEmpty());
+        QSignalSpy done(&window, &tessera::ui::MainWindow::searchFinished);
+        window.startSearch();
+        QVERIFY(done.wait(60000));
+        auto* table = window.view("candidates")->findChild<QTableView*>("candidateTable");
+        QVERIFY(table->model()->rowCount() > 0);
+        for (int row = 0; row < table->model()->rowCount(); ++row) {
+            const int t = table->model()->index(row, 2).data().toInt();
+            QVERIFY(t == 4 || t == 8);
+        }
     }
 
     // Undo and redo; typing into one field is one step.

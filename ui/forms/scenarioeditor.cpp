@@ -15,6 +15,8 @@
 #include "io/scenarioio.h"
 #include "io/specreader.h"
 #include "io/specwriter.h"
+#include "io/emit.h"
+#include "spec/searchspec.h"
 
 namespace tessera::ui {
 
@@ -72,6 +74,7 @@ ScenarioEditor::ScenarioEditor(QWidget* parent) : QWidget(parent) {
     clusterLayout->addRow(tr("device"), m_device);
     clusterLayout->addRow(tr("devices"), m_devices);
     m_sections->addItem(scrolled(cluster, this), tr("Cluster"));
+    buildSearchForm();
     m_sections->setCurrentIndex(1);
 
     m_undo = new QUndoStack(this);
@@ -90,9 +93,70 @@ void ScenarioEditor::setScenario(const core::Scenario& scenario) {
     if (!device.isEmpty()) m_device->setCurrentText(device);
     m_device->setEnabled(!device.isEmpty() || !scenario.cluster.device);  // a custom device is kept as stated
     m_devices->setText(scenario.cluster.devices ? QString::number(*scenario.cluster.devices) : QString());
+    for (auto& [key, line] : m_search) line->clear();
+    if (scenario.search) {
+        const core::Value search = core::searchValue(*scenario.search);
+        auto text = [](const core::Value& v) {
+            return v.kind() == core::Value::Kind::String ? QString::fromStdString(v.asString())
+                                                          : QString::fromStdString(core::toYaml(v)).trimmed();
+        };
+        for (const char* section : {"space", "constraints"})
+            if (const core::Value* map = search.find(section))
+                for (const core::Value::Entry& e : map->entries())
+                    if (auto it = m_search.find(QString(section) + "." + QString::fromStdString(e.key)); it != m_search.end())
+                        it->second->setText(text(e.value));
+        for (const char* key : {"objective", "keep"})
+            if (const core::Value* v = search.find(key)) m_search.at(key)->setText(text(*v));
+    }
     markProblems({});
     rememberTexts();
     m_undo->clear();  // a newly opened scenario starts a new history
+}
+
+void ScenarioEditor::buildSearchForm() {
+    // Each exec key a search may vary: `auto`, a YAML list of candidates, or empty
+    // (the exec value); then the constraints, the objective and how many to keep.
+    auto* page = new QWidget(this);
+    auto* form = new QFormLayout(page);
+    auto add = [&](const QString& key, const QString& label, const QString& tip) {
+        auto* line = new QLineEdit(page);
+        line->setObjectName("search." + key);
+        line->setPlaceholderText(tr("exec value"));
+        line->setToolTip(tip);
+        line->setClearButtonEnabled(true);
+        form->addRow(label, line);
+        connect(line, &QLineEdit::textEdited, this, &ScenarioEditor::changed);
+        m_search[key] = line;
+    };
+    for (const core::AxisInfo& axis : core::searchAxes()) {
+        const QString key = QString::fromUtf8(axis.key.data(), int(axis.key.size()));
+        add("space." + key, key, tr("Candidates for %1: auto (every valid value), a list such as [1, 2, 4], or empty to keep the exec value").arg(key));
+    }
+    add("constraints.memory_limit_gb", tr("memory limit (GiB)"), tr("The tighter of this and the device memory holds"));
+    add("constraints.global_batch_size", tr("global batch"), tr("Sequences per step every strategy must keep (else exec.global_batch_size)"));
+    add("objective", tr("objective"), tr("step_time, memory or tokens_per_second"));
+    add("keep", tr("keep"), tr("How many of the best strategies to keep beside the Pareto front"));
+    m_sections->addItem(scrolled(page, this), tr("Search space"));
+}
+
+core::Value ScenarioEditor::searchValue() const {
+    core::Value search = core::Value::map(), space = core::Value::map(), constraints = core::Value::map();
+    for (const auto& [key, line] : m_search) {
+        const QString text = line->text().trimmed();
+        if (text.isEmpty()) continue;
+        core::Value v;
+        try {
+            v = core::parseDocument(text.toStdString(), ("search." + key).toStdString(), core::Format::Yaml);
+        } catch (const core::LoadError&) {
+            v = core::Value::string(text.toStdString());
+        }
+        if (key.startsWith("space.")) space.set(key.mid(6).toStdString(), v);
+        else if (key.startsWith("constraints.")) constraints.set(key.mid(12).toStdString(), v);
+        else search.set(key.toStdString(), v);
+    }
+    if (!space.entries().empty()) search.set("space", space);
+    if (!constraints.entries().empty()) search.set("constraints", constraints);
+    return search;
 }
 
 void ScenarioEditor::recordEdit(SpecForm* form, const QString& key) {
@@ -137,6 +201,9 @@ std::optional<core::Scenario> ScenarioEditor::scenario(std::vector<core::Diagnos
             s.cluster.device_preset = id;
         }
     }
+    const core::Value search = searchValue();
+    if (search.entries().empty()) s.search.reset();
+    else s.search = core::readSearch(search, d);
     s.cluster.nodes.reset();
     s.cluster.devices.reset();
     if (!m_devices->text().trimmed().isEmpty()) {
@@ -164,6 +231,9 @@ core::Value ScenarioEditor::document() const {
         cluster.set("devices", ok ? core::Value::integer(n) : core::Value::string(m_devices->text().toStdString()));
     }
     root.set("cluster", cluster);
+    const core::Value search = searchValue();
+    if (search.entries().empty()) root.erase("search");
+    else root.set("search", search);
     return root;
 }
 
@@ -178,6 +248,15 @@ void ScenarioEditor::markProblems(const std::vector<core::Diagnostic>& problems)
     bool devicesBad = false;
     for (const core::Diagnostic& d : problems) devicesBad = devicesBad || d.path.starts_with("cluster");
     m_devices->setStyleSheet(devicesBad ? "border: 2px solid #D50000;" : "");
+    for (auto& [key, line] : m_search) {
+        QStringList messages;
+        const std::string path = "search." + key.toStdString();
+        for (const core::Diagnostic& d : problems)
+            if (d.path == path || d.path.starts_with(path + "[") || d.path.starts_with(path + "."))
+                messages << QString::fromStdString(d.message);
+        line->setStyleSheet(messages.isEmpty() ? "" : "border: 2px solid #D50000;");
+        if (!messages.isEmpty()) line->setToolTip(messages.join('\n'));
+    }
 }
 
 }  // namespace tessera::ui

@@ -44,6 +44,8 @@ signals:
 private:
     void loadModelPreset(const QString& id);
     void recordEdit(SpecForm* form, const QString& key);
+    void buildSearchForm();
+    core::Value searchValue() const;
     void rememberTexts();
 
     core::Scenario m_base;  // what the forms do not show (search section, custom device figures)
@@ -51,6 +53,7 @@ private:
     QComboBox* m_modelPreset = nullptr;
     QComboBox* m_device = nullptr;
     QLineEdit* m_devices = nullptr;
+    std::map<QString, QLineEdit*> m_search;  // "space.tp", "constraints.memory_limit_gb", "objective", "keep"
     SpecForm* m_model = nullptr;
     SpecForm* m_exec = nullptr;
     QUndoStack* m_undo = nullptr;
