@@ -12,6 +12,7 @@
 #include "forms/scenarioeditor.h"
 #include "io/emit.h"
 #include "mainwindow/mainwindow.h"
+#include "views/timelinewidget.h"
 
 namespace tessera::ui {
 
@@ -74,8 +75,13 @@ bool writeReport(MainWindow& window, const QString& path, QString* error) {
         window.showView("memory");
         drawWidget(p, window.view("memory"), QRectF(0, y + line * 0.5, page.width(), page.height() - y - line));
         pdf.newPage();
-        window.showView("pipeline");
-        drawWidget(p, window.view("pipeline"), QRectF(0, 0, page.width(), page.height()));
+        // The timeline drawn for the page: as wide as it, lanes as tall as they read.
+        auto* shown = static_cast<TimelineWidget*>(window.view("pipeline"));
+        TimelineWidget timeline;
+        timeline.setPipeline(shown->pipeline());
+        timeline.setTitle(shown->title());
+        timeline.resize(1800, 140 + 60 * std::max(1, int(shown->pipeline().busy.size())));
+        drawWidget(p, &timeline, QRectF(0, 0, page.width(), page.height()));
         pdf.newPage();
         window.showView("pareto");
         drawWidget(p, window.view("pareto"), QRectF(0, 0, page.width(), page.height()));
