@@ -21,22 +21,13 @@
 #include <QTabWidget>
 #include <QtTest>
 
+#include "imagechecks.h"
+
 #include "io/scenarioio.h"
 #include "forms/scenarioeditor.h"
 #include "forms/specform.h"
 #include "mainwindow/mainwindow.h"
 #include "models/stagememorymodel.h"
-
-namespace {
-
-int distinctColours(const QImage& image) {
-    QSet<QRgb> colours;
-    for (int y = 0; y < image.height(); y += 3)
-        for (int x = 0; x < image.width(); x += 3) colours.insert(image.pixel(x, y));
-    return int(colours.size());
-}
-
-}  // namespace
 
 class TestMainWindow : public QObject {
     Q_OBJECT
@@ -127,7 +118,7 @@ private slots:
         for (const char* name : {"memory", "estimate", "scenario"}) {
             QVERIFY(window.showView(name));
             const QImage image = window.view(name)->grab().toImage();
-            QVERIFY2(distinctColours(image) >= 3, name);
+            QVERIFY2(tessera::testing::distinctColours(image) >= 3, name);
             if (const QByteArray dir = qgetenv("TESSERA_SCREENSHOT_DIR"); !dir.isEmpty())
                 image.save(QString::fromLocal8Bit(dir) + "/view-" + name + ".png");
         }
@@ -258,7 +249,7 @@ private slots:
         window.showView("memory");
         const QImage image = window.renderView(QSize(1000, 600), 2);
         QCOMPARE(image.size(), QSize(2000, 1200));
-        QVERIFY(distinctColours(image) >= 8);
+        QVERIFY(tessera::testing::distinctColours(image) >= 8);
         window.copyView();
         QVERIFY(!QGuiApplication::clipboard()->image().isNull());
     }
@@ -282,7 +273,7 @@ private slots:
             auto* chart = window.view("memory")->findChild<QChartView*>();
             QCOMPARE(chart->chart()->theme(), QChart::ChartThemeDark);
             const QImage image = window.grab().toImage();
-            QVERIFY(distinctColours(image) >= 8);
+            QVERIFY(tessera::testing::distinctColours(image) >= 8);
             if (const QByteArray dir = qgetenv("TESSERA_SCREENSHOT_DIR"); !dir.isEmpty())
                 image.save(QString::fromLocal8Bit(dir) + "/dark.png");
         }
@@ -334,7 +325,7 @@ private slots:
         QVERIFY(!image.isNull());
         if (view == "window") QCOMPARE(image.size(), size);
         else QVERIFY(image.width() <= size.width() && image.width() > size.width() / 2);
-        QVERIFY(distinctColours(image) >= 8);
+        QVERIFY(tessera::testing::distinctColours(image) >= 8);
     }
 
     // tessera report: a PDF of four pages (memory, pipeline, Pareto, strategies), not empty.

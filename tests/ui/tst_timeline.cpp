@@ -5,6 +5,8 @@
 #include <QToolTip>
 #include <QtTest>
 
+#include "imagechecks.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -114,13 +116,6 @@ core::Estimate defaultEstimate(std::string* schedule, int* chunks, int* microBat
 void saveScreenshot(const QImage& image, const QString& name) {
     if (const QByteArray dir = qgetenv("TESSERA_SCREENSHOT_DIR"); !dir.isEmpty())
         QVERIFY(image.save(QString::fromLocal8Bit(dir) + "/" + name));
-}
-
-int distinctColours(const QImage& image) {
-    QSet<QRgb> colours;
-    for (int y = 0; y < image.height(); y += 2)
-        for (int x = 0; x < image.width(); x += 2) colours.insert(image.pixel(x, y));
-    return int(colours.size());
 }
 
 }  // namespace
@@ -345,7 +340,7 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
         const QImage image = widget.grab().toImage();
         QCOMPARE(image.size(), QSize(1000, 300) * widget.devicePixelRatio());
-        QVERIFY2(distinctColours(image) >= 4, "the timeline grabbed blank");
+        QVERIFY2(tessera::testing::distinctColours(image) >= 4, "the timeline grabbed blank");
         saveScreenshot(image, "timeline.png");
 
         // Hover over stage 1's backward of micro-batch 7: the tooltip says what it is.
@@ -393,7 +388,7 @@ private slots:
         widget.setPipeline(simulate("1f1b", 8, 512, 1));
         QVERIFY(widget.timelineLayout().compressed());
         const QImage image = widget.grab().toImage();
-        QVERIFY2(distinctColours(image) >= 4, "the timeline grabbed blank");
+        QVERIFY2(tessera::testing::distinctColours(image) >= 4, "the timeline grabbed blank");
         saveScreenshot(image, "timeline-long.png");
     }
 };
