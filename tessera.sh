@@ -2,6 +2,9 @@
 # Tessera's one entry point on a Debian 12 machine.
 #   ./tessera.sh [ARGS...]   install what is missing, build, open the app (ARGS go to build/tessera)
 #   ./tessera.sh test        install what is missing, build, run every test with CTest
+#   ./tessera.sh test --sanitize   the suite under ASan+UBSan, then the threaded tests under TSan
+#   ./tessera.sh fuzz [SECONDS]    each libFuzzer target for SECONDS (default 60)
+#   ./tessera.sh package [--check] build the .deb with CPack (--check: install it and run it)
 # Idempotent, and quiet when nothing changed.
 set -euo pipefail
 cd "$(dirname "$(readlink -f "$0")")"
@@ -11,10 +14,14 @@ PACKAGES=(cmake ninja-build g++ pkg-config
           qt6-base-dev qt6-charts-dev qt6-svg-dev libgl-dev
           libyaml-cpp-dev nlohmann-json3-dev)
 BUILD_DIR=build
+# Extra Debian packages for the hardening and shipping commands only.
+SANITIZE_PACKAGES=()
+FUZZ_PACKAGES=(clang libclang-rt-14-dev)
+PACKAGE_PACKAGES=(dpkg-dev file)
 
 ensure_packages() {
     local missing=() p
-    for p in "${PACKAGES[@]}"; do
+    for p in "$@"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
     done
     ((${#missing[@]} == 0)) && return 0
@@ -34,7 +41,22 @@ build() {
     [ -z "$out" ] || [ "$out" = "ninja: no work to do." ] || printf '%s\n' "$out"
 }
 
-ensure_packages
+case "${1:-} ${2:-}" in
+"test --sanitize")
+    ensure_packages "${PACKAGES[@]}" "${SANITIZE_PACKAGES[@]}"
+    exec tests/sanitize/run.sh "${@:3}"
+    ;;
+fuzz\ *)
+    ensure_packages "${PACKAGES[@]}" "${FUZZ_PACKAGES[@]}"
+    exec tests/fuzz/run.sh "${@:2}"
+    ;;
+package\ *)
+    ensure_packages "${PACKAGES[@]}" "${PACKAGE_PACKAGES[@]}"
+    exec packaging/package.sh "${@:2}"
+    ;;
+esac
+
+ensure_packages "${PACKAGES[@]}"
 build
 
 case "${1:-}" in
