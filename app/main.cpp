@@ -24,5 +24,6 @@ int main(int argc, char** argv) {
     const QStringList positional = app.arguments().mid(1);
     tessera::ui::MainWindow window(positional.isEmpty() ? QString() : positional.first());
     window.show();
+    window.offerRecovery();  // after a crash: the unsaved changes it autosaved
     return app.exec();
 }

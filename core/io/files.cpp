@@ -13,8 +13,11 @@ void writeFileAtomically(const std::string& path, const std::string& text, bool 
     {
         std::ofstream out(temp, std::ios::binary | std::ios::trunc);
         out << text;
-        out.flush();
-        if (!out) {
+        out.close();
+        // A full disk or a file-size limit can keep part of the bytes without a
+        // stream error; the old file must then stay, so the size is checked too.
+        std::error_code sizeError;
+        if (!out || fs::file_size(temp, sizeError) != text.size() || sizeError) {
             std::error_code ignored;
             fs::remove(temp, ignored);
             throw std::runtime_error("cannot write " + path);

@@ -6,6 +6,8 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <csignal>
+#include <sys/resource.h>
 
 namespace {
 
@@ -208,6 +210,30 @@ private slots:
         scenario.close();
         r = tessera({"validate", "run.yaml"}, dir.path());
         QVERIFY2(r.code == 0, qPrintable(r.err));
+    }
+
+    // A write the disk cuts short (here a file-size limit, as a full disk does) is an
+    // error, and the file it would have replaced stays whole.
+    void fullDiskKeepsTheOldFile() {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("model.yaml");
+        QFile old(out);
+        QVERIFY(old.open(QIODevice::WriteOnly));
+        old.write("# mine\n");
+        old.close();
+        QProcess p;
+        p.setChildProcessModifier([] {
+            std::signal(SIGXFSZ, SIG_IGN);
+            rlimit small{256, 256};
+            setrlimit(RLIMIT_FSIZE, &small);
+        });
+        p.start(QStringLiteral(TESSERA_BINARY), {"import-hf", kData + "/hf/deepseek-v3.json", "-o", out, "--force"});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 1);
+        QVERIFY(p.readAllStandardError().contains("cannot write"));
+        QVERIFY(old.open(QIODevice::ReadOnly));
+        QCOMPARE(old.readAll(), QByteArray("# mine\n"));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{"model.yaml"});
     }
 
     void importHfRefusesBadConfig() {

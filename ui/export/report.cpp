@@ -1,4 +1,5 @@
 #include "export/report.h"
+#include "export/savefile.h"
 
 #include <QCryptographicHash>
 #include <QDateTime>
@@ -90,11 +91,7 @@ bool writeReport(MainWindow& window, const QString& path, QString* error) {
         drawWidget(p, window.view("candidates"), QRectF(0, 0, page.width(), page.height()));
         p.end();
     }
-    if (!file.commit()) {
-        if (error) *error = file.errorString();
-        return false;
-    }
-    return true;
+    return commitWhole(file, error);
 }
 
 }  // namespace tessera::ui

@@ -9,6 +9,9 @@
 #include <QFormLayout>
 #include <QGuiApplication>
 #include <QImage>
+#include <QLocale>
+#include <QPushButton>
+#include <QTimer>
 #include <QPixmap>
 #include <QSpinBox>
 #include <QDragEnterEvent>
@@ -24,6 +27,7 @@
 #include <QStatusBar>
 #include <QTabWidget>
 
+#include "export/savefile.h"
 #include "forms/scenarioeditor.h"
 #include "io/emit.h"
 #include "io/hfimport.h"
@@ -41,6 +45,56 @@ const char* kFilter = "Scenarios and configs (*.yaml *.yml *.json);;All files (*
 void MainWindow::setDirty(bool dirty) {
     m_dirty = dirty;
     setWindowModified(dirty);
+    if (!dirty) {
+        m_autosave->stop();
+        m_recovery.discard();  // saved or dropped: nothing to recover
+    } else if (!m_autosave->isActive()) {
+        m_autosave->start();  // not restarted by later edits: at most one interval is lost
+    }
+}
+
+void MainWindow::setAutosaveInterval(int ms) { m_autosave->setInterval(ms); }
+
+void MainWindow::autosave() {
+    if (!m_dirty) return;
+    const core::Value doc = m_editor->document();
+    QString error;
+    if (!m_recovery.write(QByteArray::fromStdString(core::toYaml(doc)), m_path, &error))
+        statusBar()->showMessage(tr("Autosave failed (%1); save the scenario to keep it safe").arg(error));
+}
+
+void MainWindow::offerRecovery() {
+    if (m_neverAsk) return;
+    for (const Recovery& r : RecoveryFile::orphans()) {
+        const QString what = r.original.isEmpty() ? tr("an unsaved scenario") : QFileInfo(r.original).fileName();
+        QMessageBox box(QMessageBox::Question, tr("Recover unsaved changes"),
+                        tr("Tessera stopped with unsaved changes to %1, autosaved %2. Restore them?")
+                            .arg(what, QLocale().toString(r.saved.toLocalTime(), QLocale::ShortFormat)),
+                        QMessageBox::NoButton, this);
+        box.setInformativeText(r.original.isEmpty() ? QString() : r.original);
+        QPushButton* restore = box.addButton(tr("Restore"), QMessageBox::AcceptRole);
+        QPushButton* drop = box.addButton(tr("Discard"), QMessageBox::DestructiveRole);
+        box.addButton(tr("Later"), QMessageBox::RejectRole);  // keep it for the next start
+        box.setDefaultButton(restore);
+        box.exec();
+        if (box.clickedButton() == drop) RecoveryFile::remove(r);
+        if (box.clickedButton() == restore) {
+            restoreRecovery(r);
+            return;  // one window holds one scenario; the rest wait for the next start
+        }
+    }
+}
+
+bool MainWindow::restoreRecovery(const Recovery& recovery) {
+    load(recovery.document);
+    if (!m_loaded) return false;  // the problems are shown; the orphan stays for another try
+    m_path = recovery.original;
+    setWindowTitle(tr("%1[*] - Tessera").arg(m_path.isEmpty() ? tr("Recovered scenario") : QFileInfo(m_path).fileName()));
+    setDirty(true);
+    autosave();  // this window now holds the changes: its own recovery file replaces the orphan
+    RecoveryFile::remove(recovery);
+    statusBar()->showMessage(tr("Recovered the changes autosaved %1").arg(QLocale().toString(recovery.saved.toLocalTime())), 8000);
+    return true;
 }
 
 bool MainWindow::confirmDiscard() {
@@ -117,10 +171,9 @@ bool MainWindow::saveAs() {
 bool MainWindow::saveTo(const QString& path) {
     const core::Value doc = m_editor->document();
     const std::string text = path.endsWith(".json", Qt::CaseInsensitive) ? core::toJson(doc).dump(2) + "\n" : core::toYaml(doc);
-    QSaveFile file(path);  // atomic: the old file stays whole until the new one is complete
-    if (!file.open(QIODevice::WriteOnly) || file.write(text.data(), qint64(text.size())) != qint64(text.size()) ||
-        !file.commit()) {
-        const QString why = tr("Cannot save %1: %2. The scenario is still here.").arg(path, file.errorString());
+    QString error;  // atomic: the old file stays whole until the new one is complete
+    if (!writeWhole(path, QByteArray::fromStdString(text), &error)) {
+        const QString why = tr("Cannot save %1: %2. The scenario is still here.").arg(path, error);
         if (m_neverAsk) statusBar()->showMessage(why);
         else QMessageBox::warning(this, tr("Not saved"), why);
         return false;
@@ -168,6 +221,8 @@ void MainWindow::restoreSession() {
 void MainWindow::closeEvent(QCloseEvent* event) {
     if (!confirmDiscard()) return event->ignore();
     m_search->cancel();
+    m_autosave->stop();
+    m_recovery.discard();  // a clean close: the user saved or chose to discard
     saveSession();
     event->accept();
 }
@@ -226,8 +281,10 @@ void MainWindow::exportViewPng() {
     if (path.isEmpty()) return;
     const QImage image = renderView(QSize(width->value(), height->value()), ratio->value());
     QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG") || !file.commit())
-        QMessageBox::warning(this, tr("Not exported"), tr("Cannot write %1: %2").arg(path, file.errorString()));
+    QString error;
+    if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG")) error = file.errorString();
+    if (error.isEmpty()) commitWhole(file, &error);
+    if (!error.isEmpty()) QMessageBox::warning(this, tr("Not exported"), tr("Cannot write %1: %2").arg(path, error));
 }
 
 void MainWindow::copyView() { QGuiApplication::clipboard()->setImage(renderView({}, devicePixelRatio())); }
@@ -239,10 +296,9 @@ void MainWindow::exportTrainYaml() {
     if (path.isEmpty()) return;
     try {
         const std::string text = core::trainYaml(*m_resolved, nullptr);
-        QSaveFile file(path);
-        if (!file.open(QIODevice::WriteOnly) || file.write(text.data(), qint64(text.size())) != qint64(text.size()) ||
-            !file.commit())
-            QMessageBox::warning(this, tr("Not exported"), tr("Cannot write %1: %2").arg(path, file.errorString()));
+        QString error;
+        if (!writeWhole(path, QByteArray::fromStdString(text), &error))
+            QMessageBox::warning(this, tr("Not exported"), tr("Cannot write %1: %2").arg(path, error));
     } catch (const core::SpecError& e) {
         QMessageBox::warning(this, tr("Not exported"), QString::fromStdString(e.what()));
     }

@@ -138,6 +138,10 @@ MainWindow::MainWindow(const QString& scenarioPath, QWidget* parent, bool restor
     m_debounce->setInterval(30);
     connect(m_editor, &ScenarioEditor::changed, m_debounce, qOverload<>(&QTimer::start));
     connect(m_debounce, &QTimer::timeout, this, &MainWindow::evaluateForms);
+    m_autosave = new QTimer(this);
+    m_autosave->setSingleShot(true);
+    m_autosave->setInterval(3000);  // at most three seconds of typing lost to a crash
+    connect(m_autosave, &QTimer::timeout, this, &MainWindow::autosave);
     m_figures = new QLabel(this);
     statusBar()->addPermanentWidget(m_figures);
     m_progress = new QProgressBar(this);

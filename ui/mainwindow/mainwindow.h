@@ -6,6 +6,7 @@
 #include <QMainWindow>
 #include <memory>
 
+#include "mainwindow/recovery.h"
 #include "model/estimate.h"
 #include "resolve/resolve.h"
 #include "workers/searchcontroller.h"
@@ -54,6 +55,14 @@ public:
     // Tests and headless runs: never ask.
     void setNeverAsk(bool never) { m_neverAsk = never; }
 
+    // Crash recovery: unsaved changes go to a recovery file `interval` ms after the
+    // first edit since the last write; offerRecovery() asks about the files a dead
+    // process left (the app calls it once the window is shown).
+    void setAutosaveInterval(int ms);
+    QString recoveryPath() const { return m_recovery.documentPath(); }
+    void offerRecovery();
+    bool restoreRecovery(const Recovery& recovery);
+
     // Pictures of the current view: rendered at `size` (the view's own when invalid)
     // and `pixelRatio`; exported as PNG, copied to the clipboard.
     QImage renderView(QSize size, double pixelRatio);
@@ -79,6 +88,7 @@ protected:
 private:
     void load(const QString& scenarioPath);
     void setDirty(bool dirty);
+    void autosave();
     QSize resizeForPicture(QSize viewSize);
     bool confirmDiscard();
     void addRecent(const QString& path);
@@ -118,6 +128,8 @@ private:
     QString m_path;
     bool m_dirty = false, m_neverAsk = false;
     QMenu* m_recentMenu = nullptr;
+    RecoveryFile m_recovery;
+    QTimer* m_autosave = nullptr;
 };
 
 }  // namespace tessera::ui
