@@ -12,7 +12,8 @@ cd "$(dirname "$(readlink -f "$0")")"
 # Debian packages the build and the tests need (nothing is downloaded from elsewhere).
 PACKAGES=(cmake ninja-build g++ pkg-config
           qt6-base-dev qt6-charts-dev qt6-svg-dev libgl-dev
-          libyaml-cpp-dev nlohmann-json3-dev)
+          libyaml-cpp-dev nlohmann-json3-dev
+          fonts-dejavu-core)  # the font review pictures embed (ui/export/reviewmode.h)
 BUILD_DIR=build
 # Extra Debian packages for the hardening and shipping commands only.
 SANITIZE_PACKAGES=()

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "export/report.h"
+#include "export/reviewmode.h"
 #include "mainwindow/mainwindow.h"
 
 namespace tessera::app {
@@ -35,6 +36,7 @@ int runReport(const QStringList& args) {
         std::fprintf(stderr, "tessera: %s exists; pass --force to replace it\n", qPrintable(output));
         return kExitFailure;
     }
+    tessera::ui::enterReviewMode(*qApp);
     tessera::ui::MainWindow window(file, nullptr, false);
     window.setNeverAsk(true);
     if (!window.loaded()) {
@@ -89,6 +91,7 @@ int runScreenshot(const QStringList& args) {
         std::fprintf(stderr, "tessera: --screenshot needs an output file\n");
         return kExitUsage;
     }
+    tessera::ui::enterReviewMode(*qApp);
     tessera::ui::MainWindow window(file, nullptr, false);  // review pictures: never the last session's file
     window.setNeverAsk(true);
     if (viewName != "window" && !window.showView(viewName)) {
@@ -97,12 +100,12 @@ int runScreenshot(const QStringList& args) {
     }
     window.resize(size);
     window.show();
+    QWidget* view = viewName == "window" ? nullptr : window.view(viewName);
     int status = kExitOk;
     // Grab once the event loop has laid everything out and painted - after the
     // scenario's search, for the views that show one.
     auto grab = [&] {
-        QWidget* target = viewName == "window" ? static_cast<QWidget*>(&window) : window.view(viewName);
-        const QImage image = target->grab().toImage();
+        const QImage image = tessera::ui::reviewPicture(window, view, size);
         if (!image.save(output)) {
             std::fprintf(stderr, "tessera: cannot write %s\n", qPrintable(output));
             status = kExitFailure;

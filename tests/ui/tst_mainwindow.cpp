@@ -21,7 +21,13 @@
 #include <QTabWidget>
 #include <QtTest>
 
+#include <QBarCategoryAxis>
+#include <QFontDatabase>
+#include <QFontInfo>
+#include <QMimeData>
 #include "imagechecks.h"
+#include "export/reviewmode.h"
+#include "views/timelinewidget.h"
 
 #include "io/scenarioio.h"
 #include "forms/scenarioeditor.h"
@@ -182,10 +188,63 @@ private slots:
         QCOMPARE(chart->chart()->series().size(), 3);  // bars, device line, baseline outline
         auto* table = window.view("memory")->findChild<QTableView*>();
         QVERIFY(table->model()->index(0, tessera::ui::StageMemoryModel::Total).data().toString().contains("(−"));
-        if (const QByteArray dir = qgetenv("TESSERA_SCREENSHOT_DIR"); !dir.isEmpty())
+        // The pipeline view: the baseline's step in the title and as a bar of its own.
+        auto* timeline = window.view("pipeline")->findChild<tessera::ui::TimelineWidget*>();
+        QVERIFY2(timeline->title().contains("(baseline "), qPrintable(timeline->title()));
+        auto* step = window.view("pipeline")->findChild<QChartView*>("stepChart");
+        auto* rows = qobject_cast<QBarCategoryAxis*>(step->chart()->axes(Qt::Vertical).first());
+        QVERIFY(rows->categories().contains("baseline step"));
+        QCOMPARE(rows->categories().size(), 4 + 2);  // four stages, the baseline, the step
+        QVERIFY(step->chart()->title().contains("baseline"));
+        if (const QByteArray dir = qgetenv("TESSERA_SCREENSHOT_DIR"); !dir.isEmpty()) {
             window.grab().save(QString::fromLocal8Bit(dir) + "/compare.png");
+            window.showView("pipeline");
+            window.grab().save(QString::fromLocal8Bit(dir) + "/compare-pipeline.png");
+        }
         window.unpinBaseline();
         QCOMPARE(chart->chart()->series().size(), 2);
+        QVERIFY(!timeline->title().contains("baseline"));
+    }
+
+    // Files dropped on the window open; anything else is not accepted.
+    void dragAndDrop() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("dropped.yaml");
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QByteArray::fromStdString(tessera::core::scenarioYaml(tessera::core::presetScenario("llama3-8b-a100x8"))));
+        file.close();
+        tessera::ui::MainWindow window({}, nullptr, false);
+        window.setNeverAsk(true);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.acceptDrops());
+        auto drag = [&](const QString& dropped) {
+            QMimeData mime;
+            mime.setUrls({QUrl::fromLocalFile(dropped)});
+            QDragEnterEvent enter(QPoint(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+            QApplication::sendEvent(&window, &enter);
+            if (!enter.isAccepted()) return false;
+            QDropEvent drop(QPointF(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+            QApplication::sendEvent(&window, &drop);
+            return true;
+        };
+        QVERIFY(!drag(dir.filePath("notes.txt")));
+        QVERIFY(window.windowTitle().startsWith("llama3-70b"));
+        QVERIFY(drag(path));
+        QVERIFY2(window.windowTitle().startsWith("dropped.yaml"), qPrintable(window.windowTitle()));
+        QCOMPARE(qobject_cast<QLineEdit*>(window.editor()->execForm()->editor("dp"))->text().isEmpty(), false);
+        QVERIFY(qobject_cast<QPlainTextEdit*>(window.view("scenario"))->toPlainText().contains("Llama-3 8B") ||
+                qobject_cast<QPlainTextEdit*>(window.view("scenario"))->toPlainText().contains("llama3-8b"));
+    }
+
+    // Review mode draws with the font compiled into the binary, whatever is installed.
+    void reviewModeUsesTheBundledFont() {
+        const QFont font = tessera::ui::reviewFont(9);
+        QCOMPARE(font.family(), QString("DejaVu Sans"));
+        QVERIFY(QFontDatabase::applicationFontFamilies(0).contains("DejaVu Sans"));  // loaded from the resource
+        QCOMPARE(QFontInfo(font).family(), QString("DejaVu Sans"));
+        QCOMPARE(QFontInfo(tessera::ui::reviewMonoFont()).family(), QString("DejaVu Sans Mono"));
     }
 
     // The search section as a form: a wrong candidate is marked, a good space searches.

@@ -1,8 +1,11 @@
 #include "export/report.h"
+#include "export/reviewmode.h"
 #include "export/savefile.h"
 
 #include <QCryptographicHash>
 #include <QDateTime>
+#include <QFontMetrics>
+#include <algorithm>
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
@@ -20,6 +23,38 @@ namespace tessera::ui {
 QString scenarioHash(const MainWindow& window) {
     const std::string yaml = core::toYaml(window.editor()->document());
     return QString::fromLatin1(QCryptographicHash::hash(QByteArray::fromStdString(yaml), QCryptographicHash::Sha256).toHex().left(12));
+}
+
+QStringList titleBlock(const MainWindow& window) {
+    const QString estimateText = qobject_cast<QPlainTextEdit*>(window.view("estimate"))->toPlainText();
+    const QStringList head = estimateText.split('\n');
+    return {head.value(0), head.value(1),
+            QObject::tr("%1 · scenario %2").arg(QDateTime::currentDateTime().toString("yyyy-MM-dd hh:mm"), scenarioHash(window))};
+}
+
+QImage reviewPicture(MainWindow& window, QWidget* view, QSize size) {
+    QWidget* target = view ? view : &window;
+    const QFont head = reviewFont(10, true), body = reviewFont(9);
+    const int lineHeight = QFontMetrics(body).height();
+    const int strip = 3 * lineHeight + 12;
+    // The view gets what the title block leaves of the asked size.
+    window.resize(size.width(), std::max(100, size.height() - strip) + (view ? window.height() - view->height() : 0));
+    target->resize(size.width(), size.height() - strip);
+    QImage image(size, QImage::Format_RGB32);
+    image.fill(Qt::white);
+    QPainter p(&image);
+    const QStringList lines = titleBlock(window);
+    int y = 6 + QFontMetrics(head).ascent();
+    for (int i = 0; i < lines.size(); ++i) {
+        p.setFont(i == 0 ? head : body);
+        p.setPen(i == 0 ? Qt::black : QColor(60, 60, 60));
+        p.drawText(10, y, lines[i]);
+        y += lineHeight;
+    }
+    p.setPen(QColor(200, 200, 200));
+    p.drawLine(0, strip - 1, size.width(), strip - 1);
+    target->render(&p, QPoint(0, strip));
+    return image;
 }
 
 namespace {
@@ -49,26 +84,21 @@ bool writeReport(MainWindow& window, const QString& path, QString* error) {
         QPainter p(&pdf);
         const QRectF page(0, 0, pdf.width(), pdf.height());
         const double line = pdf.resolution() * 0.22;
-        QFont title = p.font();
-        title.setPointSizeF(16);
-        title.setBold(true);
-        QFont body = p.font();
-        body.setPointSizeF(9);
+        const QFont title = reviewFont(16, true);
+        const QFont body = reviewFont(9);
 
         // Title block: what the pictures show, when, and from which input.
-        const QString estimateText = qobject_cast<QPlainTextEdit*>(window.view("estimate"))->toPlainText();
-        const QStringList head = estimateText.split('\n');
+        const QStringList head = titleBlock(window);
         p.setFont(title);
         p.drawText(QPointF(0, line), QObject::tr("Tessera capacity review"));
         p.setFont(body);
         double y = line * 2.2;
-        for (const QString& text : {head.value(0), head.value(1),
-                                    QObject::tr("%1 · scenario %2").arg(QDateTime::currentDateTime().toString("yyyy-MM-dd hh:mm"),
-                                                                        scenarioHash(window))}) {
+        for (const QString& text : head) {
             p.drawText(QPointF(0, y), text);
             y += line;
         }
-        for (const QString& text : head.filter(QRegularExpression("^(Peak|Step|Where|Parameters)"))) {
+        const QStringList estimateLines = qobject_cast<QPlainTextEdit*>(window.view("estimate"))->toPlainText().split('\n');
+        for (const QString& text : estimateLines.filter(QRegularExpression("^(Peak|Step|Where|Parameters)"))) {
             p.drawText(QPointF(0, y), text);
             y += line;
         }
@@ -76,13 +106,18 @@ bool writeReport(MainWindow& window, const QString& path, QString* error) {
         window.showView("memory");
         drawWidget(p, window.view("memory"), QRectF(0, y + line * 0.5, page.width(), page.height() - y - line));
         pdf.newPage();
-        // The timeline drawn for the page: as wide as it, lanes as tall as they read.
-        auto* shown = static_cast<TimelineWidget*>(window.view("pipeline"));
+        // The timeline drawn for the page: as wide as it, lanes as tall as they read;
+        // where the step goes below it.
+        auto* shown = window.view("pipeline")->findChild<TimelineWidget*>();
         TimelineWidget timeline;
         timeline.setPipeline(shown->pipeline());
         timeline.setTitle(shown->title());
         timeline.resize(1800, 140 + 60 * std::max(1, int(shown->pipeline().busy.size())));
-        drawWidget(p, &timeline, QRectF(0, 0, page.width(), page.height()));
+        const double timelineHeight = std::min(page.height() * 0.62, page.width() * timeline.height() / timeline.width());
+        drawWidget(p, &timeline, QRectF(0, 0, page.width(), timelineHeight));
+        window.showView("pipeline");
+        drawWidget(p, window.view("pipeline")->findChild<QWidget*>("stepChart"),
+                   QRectF(0, timelineHeight + line, page.width(), page.height() - timelineHeight - line));
         pdf.newPage();
         window.showView("pareto");
         drawWidget(p, window.view("pareto"), QRectF(0, 0, page.width(), page.height()));

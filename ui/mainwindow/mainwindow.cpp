@@ -29,8 +29,10 @@
 
 #include "charts/memorychart.h"
 #include "export/report.h"
+#include "export/reviewmode.h"
 #include "forms/scenarioeditor.h"
 #include "charts/paretochart.h"
+#include "charts/stepchart.h"
 #include "io/searchreport.h"
 #include "models/candidatesmodel.h"
 #include "io/estimatereport.h"
@@ -49,7 +51,7 @@ namespace {
 QPlainTextEdit* textView(QWidget* parent) {
     auto* text = new QPlainTextEdit(parent);
     text->setReadOnly(true);
-    text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    text->setFont(fixedFont());
     text->setLineWrapMode(QPlainTextEdit::NoWrap);
     return text;
 }
@@ -76,7 +78,15 @@ MainWindow::MainWindow(const QString& scenarioPath, QWidget* parent, bool restor
     m_stageTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     memoryLayout->addWidget(m_stageTable, 1);
     m_tabs->addTab(m_memory, tr("Memory"));
-    m_pipeline = new TimelineWidget(m_tabs);
+    // Pipeline: the schedule as it runs, and below it where the step's time goes.
+    m_pipeline = new QWidget(m_tabs);
+    auto* pipelineLayout = new QVBoxLayout(m_pipeline);
+    m_timeline = new TimelineWidget(m_pipeline);
+    pipelineLayout->addWidget(m_timeline, 3);
+    auto* stepView = new QChartView(m_pipeline);
+    stepView->setRenderHint(QPainter::Antialiasing);
+    stepView->setObjectName("stepChart");
+    pipelineLayout->addWidget(stepView, 2);
     m_tabs->addTab(m_pipeline, tr("Pipeline"));
     // Pareto: the chart of the last search.
     m_pareto = new QWidget(m_tabs);
@@ -300,14 +310,20 @@ void MainWindow::showEstimate(const core::ResolvedScenario& r, const core::Estim
     try {
         const core::PipelineResult pipeline =
             core::simulatePipeline(pipelineInputFor(e, *exec.pp_schedule, int(*exec.vpp), int(*exec.micro_batch_num)));
-        auto* timeline = static_cast<TimelineWidget*>(m_pipeline);
-        timeline->setPipeline(pipeline);
-        timeline->setTitle(tr("idle %1 % of all stages' time (bubble on the slowest stage %2 %) · step %3")
-                               .arg(pipeline.bubbleFraction * 100, 0, 'f', 1).arg(e.bubbleFraction * 100, 0, 'f', 1)
-                               .arg(QString::fromStdString(core::formatSeconds(e.stepSeconds))));
+        m_timeline->setPipeline(pipeline);
+        m_timeline->setMaximumHeight(std::max(m_timeline->minimumSizeHint().height(), m_timeline->naturalHeight()));
+        const QString versus = m_baseline ? tr(" (baseline %1)").arg(QString::fromStdString(core::formatSeconds(m_baseline->stepSeconds)))
+                                          : QString();
+        m_timeline->setTitle(tr("idle %1 % of all stages' time (bubble on the slowest stage %2 %) · step %3%4")
+                                 .arg(pipeline.bubbleFraction * 100, 0, 'f', 1).arg(e.bubbleFraction * 100, 0, 'f', 1)
+                                 .arg(QString::fromStdString(core::formatSeconds(e.stepSeconds)), versus));
     } catch (const std::invalid_argument&) {
-        static_cast<TimelineWidget*>(m_pipeline)->setPipeline({});  // a schedule the simulator cannot run
+        m_timeline->setPipeline({});  // a schedule the simulator cannot run
     }
+    auto* stepView = m_pipeline->findChild<QChartView*>("stepChart");
+    QChart* oldStep = stepView->chart();
+    stepView->setChart(buildStepChart(e, exec.micro_batch_num.value_or(1), m_baseline ? &*m_baseline : nullptr));
+    delete oldStep;
     const core::StageEstimate& peak = e.stages[std::size_t(e.peakStage)];
     m_summary->setText(tr("Stage %1: %2 of %3 GiB · activations %4 GiB (%5 %)%6")
                            .arg(peak.stage).arg(gib(peak.memory.total())).arg(gib(e.deviceMemory))

@@ -103,7 +103,8 @@ private:
 
     QTabWidget* m_tabs = nullptr;
     QWidget* m_memory = nullptr;
-    QWidget* m_pipeline = nullptr;
+    QWidget* m_pipeline = nullptr;  // the timeline above the step's breakdown
+    class TimelineWidget* m_timeline = nullptr;
     QPlainTextEdit* m_estimateText = nullptr;
     QPlainTextEdit* m_scenarioText = nullptr;
     QTableView* m_stageTable = nullptr;

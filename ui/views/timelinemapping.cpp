@@ -18,7 +18,6 @@ namespace {
 constexpr double kMinBoxPx = 2;        // narrower than this a box is noise, and the steady state becomes a band
 constexpr double kSteadyShare = 0.3;   // of the plot one squeezed steady state takes (its label fits in 1000 px)
 constexpr double kMinStretch = 0.1;    // a stretch shorter than this share of the makespan is not worth a band
-constexpr double kMaxPitch = 52;       // a lane stops growing here: taller boxes say nothing more
 constexpr double kTickSpacingPx = 90;  // between time labels
 
 QString tr(const char* text) { return QCoreApplication::translate("tessera::ui::Timeline", text); }
@@ -161,7 +160,7 @@ TimelineLayout::TimelineLayout(const core::PipelineResult& result, QSizeF viewpo
     m_plot = QRectF(metrics.labelWidth, metrics.titleHeight,
                     std::max(1.0, viewport.width() - metrics.labelWidth - metrics.rightMargin),
                     std::max(1.0, viewport.height() - metrics.titleHeight - metrics.axisHeight));
-    m_pitch = m_stages > 0 ? std::min(m_plot.height() / m_stages, kMaxPitch) : 0;
+    m_pitch = m_stages > 0 ? std::min(m_plot.height() / m_stages, kTimelineMaxPitch) : 0;
     m_laneHeight = m_pitch - std::clamp(m_pitch * 0.2, std::min(1.0, m_pitch / 2), 10.0);
     // Readable: the largest micro-batch number fits inside a typical box.
     const double readablePx = std::max(12.0, digits(counts(result).second) * metrics.digitWidth + 6);

@@ -39,6 +39,9 @@ struct Estimate;
 
 namespace tessera::ui {
 
+// A lane stops growing here: taller boxes say nothing more.
+inline constexpr double kTimelineMaxPitch = 52;
+
 // The font's sizes, passed in so that the mapping needs no widget.
 struct TimelineMetrics {
     double titleHeight = 28;  // the title line above the lanes

@@ -113,6 +113,12 @@ const TimelineLayout& TimelineWidget::timelineLayout() const {
     return *m_layout;
 }
 
+int TimelineWidget::naturalHeight() const {
+    const TimelineMetrics m = metrics();
+    const double lanes = double(std::max<std::size_t>(1, m_result.busy.size())) * kTimelineMaxPitch;
+    return int(std::ceil(m.titleHeight + m.axisHeight + lanes)) + 1;
+}
+
 TimelineMetrics TimelineWidget::metrics() const {
     const QFontMetricsF fm(font());
     TimelineMetrics m;

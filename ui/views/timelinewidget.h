@@ -37,6 +37,8 @@ public:
     QString toolTipAt(QPointF point) const { return timelineLayout().hoverText(point); }
 
     QSize sizeHint() const override { return {900, 320}; }
+    // The height at which every lane reaches its full height: more is empty space.
+    int naturalHeight() const;
     QSize minimumSizeHint() const override { return {320, 140}; }
 
 protected:

@@ -1,0 +1,106 @@
+#include "charts/stepchart.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QCursor>
+#include <QHorizontalStackedBarSeries>
+#include <QToolTip>
+#include <QValueAxis>
+#include <vector>
+
+#include "charts/palette.h"
+#include "io/estimatereport.h"
+
+namespace tessera::ui {
+
+namespace {
+
+QString seconds(double s) { return QString::fromStdString(core::formatSeconds(s)); }
+
+QString signedSeconds(double d) {
+    if (std::abs(d) < 5e-4) return QStringLiteral("±0");  // rounding noise, not a change
+    return (d >= 0 ? QStringLiteral("+") : QStringLiteral("−")) + seconds(std::abs(d));
+}
+
+// One stage's step in the breakdown's terms: its busy time per micro-batch times the
+// micro-batches, its share of the data-parallel tail and optimizer, idle for the rest.
+core::TimeBreakdown stageBreakdown(const core::Estimate& e, const core::StageEstimate& s, std::int64_t microBatches) {
+    const double m = double(microBatches);
+    core::TimeBreakdown b;
+    b.recompute = m * s.time.recompute;
+    b.communicationExposed = m * s.time.communication + s.time.dpExposed;
+    b.compute = m * (s.time.forward + s.time.backward + s.time.weightGrad - s.time.communication);
+    b.optimizer = s.time.optimizer;
+    b.bubble = std::max(0.0, e.stepSeconds - b.compute - b.recompute - b.communicationExposed - b.optimizer);
+    return b;
+}
+
+}  // namespace
+
+QChart* buildStepChart(const core::Estimate& e, std::int64_t microBatches, const core::Estimate* baseline) {
+    auto* chart = new QChart;
+    chart->setTheme(colours::darkPalette() ? QChart::ChartThemeDark : QChart::ChartThemeLight);  // before the series
+    chart->setAnimationOptions(QChart::NoAnimation);
+    QString title = QObject::tr("Where the step goes: %1").arg(seconds(e.stepSeconds));
+    if (baseline)
+        title += QObject::tr(" (baseline %1, %2)").arg(seconds(baseline->stepSeconds), signedSeconds(e.stepSeconds - baseline->stepSeconds));
+    chart->setTitle(title);
+    // One colour per meaning (UI.md): work in the backward box's green, recompute in
+    // hatched orange, communication in the buffers' purple, idle in hatched grey.
+    const struct {
+        const char* name;
+        double core::TimeBreakdown::*term;
+        QBrush brush;
+    } terms[] = {{"compute", &core::TimeBreakdown::compute, QBrush(colours::kOptimizerStates)},
+                 {"recompute", &core::TimeBreakdown::recompute, QBrush(colours::kWorking, Qt::BDiagPattern)},
+                 {"exposed comm.", &core::TimeBreakdown::communicationExposed, QBrush(colours::kBuffers)},
+                 {"bubble", &core::TimeBreakdown::bubble, QBrush(QColor(150, 150, 150), Qt::BDiagPattern)},
+                 {"optimizer", &core::TimeBreakdown::optimizer, QBrush(colours::kParameters.darker(160))}};
+    auto* series = new QHorizontalStackedBarSeries(chart);
+    // Rows bottom-up: the stages (stage 0 on top), the baseline, the strategy shown.
+    std::vector<core::TimeBreakdown> stageRows;
+    QStringList rows;
+    if (e.stages.size() > 1 && e.stages.size() <= std::size_t(kStageRows)) {
+        for (auto s = e.stages.rbegin(); s != e.stages.rend(); ++s) {
+            stageRows.push_back(stageBreakdown(e, *s, microBatches));
+            rows << QObject::tr("stage %1").arg(s->stage);
+        }
+    }
+    if (baseline) rows << QObject::tr("baseline step");
+    rows << QObject::tr("step");
+    for (const auto& t : terms) {
+        const double now = e.breakdown.*t.term;
+        QString label = QObject::tr("%1 %2").arg(QObject::tr(t.name), seconds(now));
+        if (baseline) label += QStringLiteral(" (%1)").arg(signedSeconds(now - baseline->breakdown.*t.term));
+        auto* set = new QBarSet(label, series);
+        set->setBrush(t.brush);
+        set->setBorderColor(t.brush.color().darker(130));
+        for (const core::TimeBreakdown& b : stageRows) set->append(b.*t.term);
+        if (baseline) set->append(baseline->breakdown.*t.term);
+        set->append(now);
+        const QString name = QObject::tr(t.name);
+        QObject::connect(set, &QBarSet::hovered, chart, [set, name, rows](bool on, int index) {
+            if (!on) return QToolTip::hideText();
+            QToolTip::showText(QCursor::pos(), QObject::tr("%1, %2: %3").arg(rows.value(index), name, seconds(set->at(index))));
+        });
+        series->append(set);
+    }
+    series->setBarWidth(0.7);
+    chart->addSeries(series);
+    auto* categories = new QBarCategoryAxis(chart);
+    categories->append(rows);
+    chart->addAxis(categories, Qt::AlignLeft);
+    series->attachAxis(categories);
+    auto* time = new QValueAxis(chart);
+    time->setTitleText(QObject::tr("seconds per step"));
+    time->setMin(0);
+    time->setMax(std::max(e.stepSeconds, baseline ? baseline->stepSeconds : 0.0) * 1.02);
+    time->applyNiceNumbers();
+    chart->addAxis(time, Qt::AlignBottom);
+    series->attachAxis(time);
+    chart->legend()->setAlignment(Qt::AlignRight);  // a column: each term's figures in full
+    return chart;
+}
+
+}  // namespace tessera::ui

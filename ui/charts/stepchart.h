@@ -1,0 +1,24 @@
+#pragma once
+// Where the step goes: one horizontal bar split into compute, recompute, exposed
+// communication, pipeline bubble and optimizer step (the estimate's breakdown), with
+// a pinned baseline a second bar for it (each term's change in the legend), and one
+// bar per pipeline stage (up to kStageRows stages): its own time over the step, its
+// idle share as the bubble.
+// Qt Charts stays behind this door (DESIGN.md).
+#include <QtGlobal>
+#include <cstdint>
+
+#include "model/estimate.h"
+
+QT_BEGIN_NAMESPACE
+class QChart;
+QT_END_NAMESPACE
+
+namespace tessera::ui {
+
+inline constexpr int kStageRows = 16;
+
+// `microBatches`: the micro-batches each stage runs per step.
+QChart* buildStepChart(const core::Estimate& estimate, std::int64_t microBatches, const core::Estimate* baseline = nullptr);
+
+}  // namespace tessera::ui
