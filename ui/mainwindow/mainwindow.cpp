@@ -145,7 +145,7 @@ MainWindow::MainWindow(const QString& scenarioPath, QWidget* parent, bool restor
     setCentralWidget(split);
     m_debounce = new QTimer(this);
     m_debounce->setSingleShot(true);
-    m_debounce->setInterval(30);
+    m_debounce->setInterval(15);  // coalesces bursts of edits; keystrokes are further apart
     connect(m_editor, &ScenarioEditor::changed, m_debounce, qOverload<>(&QTimer::start));
     connect(m_debounce, &QTimer::timeout, this, &MainWindow::evaluateForms);
     m_autosave = new QTimer(this);
@@ -271,7 +271,10 @@ void MainWindow::evaluateForms() {
     if (!problems.empty())  // the views keep the last scenario that worked
         statusBar()->showMessage(tr("%n problem(s): %1", nullptr, int(problems.size())).arg(QString::fromStdString(problems.front().text())));
     else statusBar()->clearMessage();
+    emit evaluated();
 }
+
+int MainWindow::debounceMs() const { return m_debounce->interval(); }
 
 void MainWindow::evaluate(const core::Scenario& scenario) {
     using namespace tessera::core;

@@ -77,8 +77,13 @@ public:
     // Load a searched candidate's strategy into the views.
     void pickCandidate(const core::Candidate& candidate);
 
+    // How long an edit waits for quiet before it is evaluated.
+    int debounceMs() const;
+
 signals:
     void searchFinished();
+    // An edit of the forms has been evaluated and the views updated (they repaint next).
+    void evaluated();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
