@@ -335,6 +335,10 @@ private slots:
             QVERIFY(tessera::testing::distinctColours(image) >= 8);
             if (const QByteArray dir = qgetenv("TESSERA_SCREENSHOT_DIR"); !dir.isEmpty())
                 image.save(QString::fromLocal8Bit(dir) + "/dark.png");
+            window.showView("pipeline");
+            QCOMPARE(window.view("pipeline")->findChild<QChartView*>("stepChart")->chart()->theme(), QChart::ChartThemeDark);
+            if (const QByteArray dir = qgetenv("TESSERA_SCREENSHOT_DIR"); !dir.isEmpty())
+                window.grab().save(QString::fromLocal8Bit(dir) + "/dark-pipeline.png");
         }
         QApplication::setPalette(light);
     }

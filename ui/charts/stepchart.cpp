@@ -47,7 +47,8 @@ QChart* buildStepChart(const core::Estimate& e, std::int64_t microBatches, const
         title += QObject::tr(" (baseline %1, %2)").arg(seconds(baseline->stepSeconds), signedSeconds(e.stepSeconds - baseline->stepSeconds));
     chart->setTitle(title);
     // One colour per meaning (UI.md): work in the backward box's green, recompute in
-    // hatched orange, communication in the buffers' purple, idle in hatched grey.
+    // hatched orange, communication in the buffers' purple, idle in hatched grey, the
+    // optimizer step in the master copy's yellow (what it updates).
     const struct {
         const char* name;
         double core::TimeBreakdown::*term;
@@ -56,7 +57,7 @@ QChart* buildStepChart(const core::Estimate& e, std::int64_t microBatches, const
                  {"recompute", &core::TimeBreakdown::recompute, QBrush(colours::kWorking, Qt::BDiagPattern)},
                  {"exposed comm.", &core::TimeBreakdown::communicationExposed, QBrush(colours::kBuffers)},
                  {"bubble", &core::TimeBreakdown::bubble, QBrush(QColor(150, 150, 150), Qt::BDiagPattern)},
-                 {"optimizer", &core::TimeBreakdown::optimizer, QBrush(colours::kParameters.darker(160))}};
+                 {"optimizer", &core::TimeBreakdown::optimizer, QBrush(colours::kMasterCopy)}};
     auto* series = new QHorizontalStackedBarSeries(chart);
     // Rows bottom-up: the stages (stage 0 on top), the baseline, the strategy shown.
     std::vector<core::TimeBreakdown> stageRows;
