@@ -112,7 +112,7 @@ bool writeReport(MainWindow& window, const QString& path, QString* error) {
         TimelineWidget timeline;
         timeline.setPipeline(shown->pipeline());
         timeline.setTitle(shown->title());
-        timeline.resize(1800, 140 + 60 * std::max(1, int(shown->pipeline().busy.size())));
+        timeline.resize(1800, timeline.naturalHeight());
         const double timelineHeight = std::min(page.height() * 0.62, page.width() * timeline.height() / timeline.width());
         drawWidget(p, &timeline, QRectF(0, 0, page.width(), timelineHeight));
         window.showView("pipeline");
