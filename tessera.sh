@@ -18,7 +18,7 @@ BUILD_DIR=build
 # Extra Debian packages for the hardening and shipping commands only.
 SANITIZE_PACKAGES=()
 FUZZ_PACKAGES=(clang libclang-rt-14-dev)
-PACKAGE_PACKAGES=(dpkg-dev file)
+PACKAGE_PACKAGES=(dpkg-dev file desktop-file-utils appstream)
 
 ensure_packages() {
     local missing=() p
