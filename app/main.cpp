@@ -2,6 +2,7 @@
 // app otherwise. The CLI never creates a QApplication, so it runs on machines
 // without a display.
 #include <QApplication>
+#include <QIcon>
 #include <string>
 #include <vector>
 
@@ -16,7 +17,10 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("Tessera"));
     QApplication::setOrganizationName(QStringLiteral("Tessera"));
-    QApplication::setOrganizationDomain(QStringLiteral("tessera.example"));
+    QApplication::setOrganizationDomain(QStringLiteral("tessera.github.io"));
+    // The installed desktop entry and icon (packaging/): docks match the window to them.
+    QGuiApplication::setDesktopFileName(QStringLiteral("io.github.tessera.Tessera"));
+    QApplication::setWindowIcon(QIcon::fromTheme(QStringLiteral("io.github.tessera.Tessera")));
     QApplication::setApplicationVersion(QStringLiteral(TESSERA_VERSION));
     if (tessera::app::isReportInvocation(app.arguments().mid(1))) return tessera::app::runReport(app.arguments().mid(1));
     if (tessera::app::isScreenshotInvocation(app.arguments().mid(1)))
