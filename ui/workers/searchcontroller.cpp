@@ -14,6 +14,12 @@ SearchController::SearchController(QObject* parent) : QObject(parent) {
 SearchController::~SearchController() {
     cancel();
     m_watcher.waitForFinished();
+    // A superseded search can be inside its progress callback right now: past its
+    // `if (!self)` check and about to post an event to this object. Waiting only for
+    // the current search let ~QObject and the free run under that post (a use after
+    // free inside Qt, where no sanitizer looks). They were cancelled at the restart
+    // and end within a block of work.
+    for (auto& future : m_superseded) future.waitForFinished();
 }
 
 core::Scenario SearchController::withDefaultSpace(core::Scenario scenario) {
@@ -32,6 +38,8 @@ void SearchController::cancel() {
 
 void SearchController::start(const core::Scenario& scenario, int threads) {
     cancel();
+    if (!m_watcher.isFinished()) m_superseded.append(m_watcher.future());
+    m_superseded.removeIf([](const auto& future) { return future.isFinished(); });
     const quint64 generation = ++m_generation;
     auto flag = std::make_shared<std::atomic<bool>>(false);
     m_cancel = flag;

@@ -45,6 +45,10 @@ private:
     void onFinished();
 
     QFutureWatcher<std::shared_ptr<const SearchOutcome>> m_watcher;
+    // Searches a restart replaced that may still be running: cancelled, no longer
+    // watched, but still holding `this` (a QPointer) in their progress callback, so
+    // the destructor waits for them too.
+    QList<QFuture<std::shared_ptr<const SearchOutcome>>> m_superseded;
     std::shared_ptr<std::atomic<bool>> m_cancel;
     quint64 m_generation = 0;
 };
