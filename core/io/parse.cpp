@@ -2,11 +2,14 @@
 // parser for JSON, both building the same positioned Value tree under the limits
 // of document.h.
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <iterator>
 #include <limits>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "io/document.h"
@@ -84,22 +87,70 @@ Value convertYaml(const YAML::Node& node, Budget& budget) {
     return Value::null(mark);
 }
 
+// yaml-cpp 0.7 (Debian 12) never returns from LoadAll on some malformed text: when
+// no rule consumes the token at the top of a document (a stray ','), the parser
+// reports an empty document without moving on, again and again, and LoadAll keeps
+// each one until memory runs out (jbeder/yaml-cpp#1040; fuzz_scenario found it with
+// the one-byte input ","). So the documents are counted first with the event
+// parser, each by where its first node is: a document that starts where the one
+// before it started is that stuck token. Only then is the one document built, with
+// Load, which reads a single document and stops.
+class DocumentStarts : public YAML::EventHandler {
+public:
+    std::vector<YAML::Mark> starts;  // the first node of each document
+
+    void OnDocumentStart(const YAML::Mark&) override { m_first = true; }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
+    void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
+    void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string&) override { node(mark); }
+    void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+        node(mark);
+    }
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+        node(mark);
+    }
+    void OnMapEnd() override {}
+
+private:
+    void node(const YAML::Mark& mark) {
+        if (m_first) starts.push_back(mark);
+        m_first = false;
+    }
+    bool m_first = false;
+};
+
 Value parseYaml(std::string_view text, const std::string& name) {
-    std::vector<YAML::Node> docs;
+    YAML::Node doc;
     try {
-        docs = YAML::LoadAll(std::string(text));
+        std::istringstream in{std::string(text)};
+        YAML::Parser parser(in);
+        DocumentStarts documents;
+        while (parser.HandleNextDocument(documents)) {
+            const std::vector<YAML::Mark>& at = documents.starts;
+            if (at.size() >= 2 && at.back().pos == at[at.size() - 2].pos) {
+                const auto pos = static_cast<std::size_t>(at.back().pos);
+                const bool printable = pos < text.size() && std::isprint(static_cast<unsigned char>(text[pos]));
+                throw LoadError(Mark{name, at.back().line + 1, at.back().column + 1},
+                                "YAML syntax: unexpected " +
+                                    (printable ? "'" + std::string(1, text[pos]) + "'" : std::string("character")));
+            }
+        }
+        const std::vector<YAML::Mark>& at = documents.starts;
+        if (at.empty()) return Value::null(Mark{name, 1, 1});
+        if (at.size() > 1)
+            throw LoadError(Mark{name, at[1].line + 1, at[1].column + 1},
+                            "the file holds " + std::to_string(at.size()) + " YAML documents; a scenario is one document");
+        doc = YAML::Load(std::string(text));
     } catch (const YAML::DeepRecursion& e) {
         throw LoadError(Mark{name, e.mark.line + 1, e.mark.column + 1},
                         "nesting is too deep (yaml-cpp stopped at depth " + std::to_string(e.depth()) + ")");
     } catch (const YAML::Exception& e) {
         throw LoadError(Mark{name, e.mark.line + 1, e.mark.column + 1}, "YAML syntax: " + e.msg);
     }
-    if (docs.empty()) return Value::null(Mark{name, 1, 1});
-    if (docs.size() > 1)
-        throw LoadError(yamlMark(docs[1], name), "the file holds " + std::to_string(docs.size()) +
-                                                     " YAML documents; a scenario is one document");
     Budget budget(name);
-    return convertYaml(docs.front(), budget);
+    return convertYaml(doc, budget);
 }
 
 // ---- JSON ------------------------------------------------------------------------
