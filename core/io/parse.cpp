@@ -236,7 +236,10 @@ public:
         m_pendingKeyMark = tokenMark();
         return true;
     }
-    bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) override {
+    bool parse_error(std::size_t position, const std::string& token, const nlohmann::detail::exception& ex) override {
+        // A number past the double range (1e999) is nlohmann's out_of_range.406; say it
+        // as the YAML loader does, not as "[json.exception.out_of_range.406] ...".
+        if (ex.id == 406) throw LoadError(markAt(position > token.size() ? position - token.size() : 0), "number " + token + " is out of range");
         std::string message = ex.what();
         // "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error ..."
         if (auto at = message.find("column "); at != std::string::npos) {
