@@ -1,6 +1,8 @@
 // Exec resolution: run defaults, the derived degrees and batch sizes, and the
 // rules that tie the run to the model and the cluster (seed ExecSpec.validate,
 // reference/hyperparallel.md §6.4, and the layouts Megatron-LM accepts).
+#include <limits>
+
 #include "io/presets.h"
 #include "resolve/resolver.h"
 
@@ -8,6 +10,24 @@ namespace tessera::core::detail {
 
 namespace {
 std::string num(std::int64_t n) { return std::to_string(n); }
+
+// Degrees and batch sizes come from files as any whole number up to 2^63-1, so
+// their products overflow int64 (tp 2^62 · pp 4 · cp 4 wrapped to 0 and the devices
+// were divided by it: tests/data/fuzz/guardrails/degrees-product-overflow.yaml).
+// The rules below multiply through these two.
+std::optional<std::int64_t> product(std::initializer_list<std::int64_t> factors) {
+    std::int64_t p = 1;
+    for (std::int64_t f : factors)
+        if (__builtin_mul_overflow(p, f, &p)) return std::nullopt;
+    return p;
+}
+// "2·3·1 = 6", or "2·3·1, beyond 2^63-1" when the product overflows.
+std::string productText(std::initializer_list<std::int64_t> factors) {
+    std::string text;
+    for (std::int64_t f : factors) text += (text.empty() ? "" : "·") + num(f);
+    const std::optional<std::int64_t> p = product(factors);
+    return p ? text + " = " + num(*p) : text + ", beyond 2^63-1";
+}
 }  // namespace
 
 void Resolver::resolveExecRun() {
@@ -38,15 +58,16 @@ void Resolver::resolveExecStrategy() {
     const std::int64_t devices = *cluster().devices;
     const std::int64_t tp = *e.tp, pp = *e.pp, cp = *e.cp, vpp = *e.vpp, ep = *e.ep;
     if (!e.dp) {
-        if (devices % (tp * pp * cp) != 0) {
-            refuse("exec.dp", "cannot be derived: tp·pp·cp = " + num(tp) + "·" + num(pp) + "·" + num(cp) + " = " +
-                                  num(tp * pp * cp) + " does not divide the " + num(devices) + " devices");
+        const std::optional<std::int64_t> tpppcp = product({tp, pp, cp});
+        if (!tpppcp || devices % *tpppcp != 0) {
+            refuse("exec.dp", "cannot be derived: tp·pp·cp = " + productText({tp, pp, cp}) + " does not divide the " +
+                                  num(devices) + " devices");
             return;
         }
-        fill("exec.dp", e.dp, devices / (tp * pp * cp), Origin::Derived, "devices / (tp·pp·cp)");
-    } else if (*e.dp * tp * pp * cp != devices) {
-        refuse("exec.dp", "dp·tp·pp·cp = " + num(*e.dp) + "·" + num(tp) + "·" + num(pp) + "·" + num(cp) + " = " +
-                              num(*e.dp * tp * pp * cp) + " must equal the devices (" + num(devices) + ")");
+        fill("exec.dp", e.dp, devices / *tpppcp, Origin::Derived, "devices / (tp·pp·cp)");
+    } else if (const std::optional<std::int64_t> all = product({*e.dp, tp, pp, cp}); all != devices) {
+        refuse("exec.dp", "dp·tp·pp·cp = " + productText({*e.dp, tp, pp, cp}) + " must equal the devices (" + num(devices) + ")");
+        if (!all) return;  // the rules below multiply the degrees again
     }
     const std::int64_t dp = *e.dp;
 
@@ -86,8 +107,8 @@ void Resolver::resolveExecStrategy() {
     } else {
         const std::int64_t experts = *m.num_experts, etp = expertTp(e);
         if (experts % ep != 0) refuse("exec.ep", "must divide num_experts (" + num(experts) + "), got " + num(ep));
-        else if ((dp * tp * cp) % (ep * etp) != 0)
-            refuse("exec.ep", "ep · expert tensor parallelism = " + num(ep) + "·" + num(etp) + " = " + num(ep * etp) +
+        else if (const std::optional<std::int64_t> ranks = product({ep, etp}); !ranks || (dp * tp * cp) % *ranks != 0)
+            refuse("exec.ep", "ep · expert tensor parallelism = " + productText({ep, etp}) +
                                   " ranks must divide dp·tp·cp = " + num(dp * tp * cp) +
                                   (e.etp.value_or(0) > 1 ? std::string() : " (experts run at tp, since etp is at most 1)"));
         if (m.moe_intermediate_size && *m.moe_intermediate_size % etp != 0)
@@ -116,16 +137,21 @@ void Resolver::resolveExecStrategy() {
     auto& mbs = e.micro_batch_size;
     auto& mbn = e.micro_batch_num;
     auto& gbs = e.global_batch_size;
+    // A product past 2^63-1 is past any global batch, so it cannot divide or equal one.
+    const auto divides = [](std::optional<std::int64_t> d, std::int64_t n) { return d && n % *d == 0; };
     if (gbs && mbs && !mbn) {
-        if (*gbs % (*mbs * dp) != 0)
+        if (!divides(product({*mbs, dp}), *gbs))
             refuse("exec.global_batch_size", "must be a multiple of micro_batch_size · dp (" + num(*mbs) + "·" + num(dp) + "), got " + num(*gbs));
         else fill("exec.micro_batch_num", mbn, *gbs / (*mbs * dp), Origin::Derived, "global_batch_size / (micro_batch_size · dp)");
     } else if (gbs && mbn && !mbs) {
-        if (*gbs % (*mbn * dp) != 0)
+        if (!divides(product({*mbn, dp}), *gbs))
             refuse("exec.global_batch_size", "must be a multiple of micro_batch_num · dp (" + num(*mbn) + "·" + num(dp) + "), got " + num(*gbs));
         else fill("exec.micro_batch_size", mbs, *gbs / (*mbn * dp), Origin::Derived, "global_batch_size / (micro_batch_num · dp)");
     } else if (mbs && mbn && !gbs) {
-        fill("exec.global_batch_size", gbs, *mbs * *mbn * dp, Origin::Derived, "micro_batch_size · micro_batch_num · dp");
+        if (const std::optional<std::int64_t> all = product({*mbs, *mbn, dp}))
+            fill("exec.global_batch_size", gbs, *all, Origin::Derived, "micro_batch_size · micro_batch_num · dp");
+        else refuse("exec.global_batch_size", "micro_batch_size · micro_batch_num · dp = " + productText({*mbs, *mbn, dp}) +
+                                                  " cannot be a global batch size");
     } else if (gbs && !mbs && !mbn) {
         fill("exec.micro_batch_size", mbs, std::int64_t{1}, Origin::Default, "one sequence per micro-batch");
         if (*gbs % dp != 0) refuse("exec.global_batch_size", "must be a multiple of dp (" + num(dp) + "), got " + num(*gbs));
@@ -133,9 +159,13 @@ void Resolver::resolveExecStrategy() {
     } else if (!gbs) {
         refuse("exec.global_batch_size", "required: state global_batch_size, or micro_batch_size and micro_batch_num");
     }
-    if (gbs && mbs && mbn && *gbs != *mbs * *mbn * dp)
-        refuse("exec.global_batch_size", "must equal micro_batch_size · micro_batch_num · dp = " + num(*mbs) + "·" + num(*mbn) +
-                                             "·" + num(dp) + " = " + num(*mbs * *mbn * dp) + ", got " + num(*gbs));
+    if (gbs && mbs && mbn && product({*mbs, *mbn, dp}) != *gbs)
+        refuse("exec.global_batch_size", "must equal micro_batch_size · micro_batch_num · dp = " + productText({*mbs, *mbn, dp}) +
+                                             ", got " + num(*gbs));
+    // The pipeline's closed forms take the micro-batches as an int (pipeline/closedform.h).
+    if (mbn && *mbn > std::numeric_limits<int>::max())
+        refuse("exec.micro_batch_num", "at most " + num(std::numeric_limits<int>::max()) +
+                                           " micro-batches per step are modelled, got " + num(*mbn));
     if (mbn && *mbn < pp)
         refuse("exec.micro_batch_num", "a pipeline of " + num(pp) + " stages needs at least " + num(pp) +
                                            " micro-batches to fill, got " + num(*mbn));
@@ -159,10 +189,13 @@ void Resolver::resolveExecStrategy() {
     if (e.offset && e.pp_partition) refuse("exec.offset", "state offset or pp_partition, not both");
     const std::int64_t mtp = m.mtp_depth.value_or(0);
     m_out.totalLayers = *m.num_hidden_layers + (*e.mtp_in_offset ? mtp : 0);
-    auto partition = partitionLayers(m_out.totalLayers, pp, vpp, e.offset, e.pp_partition);
-    if (auto* error = std::get_if<std::string>(&partition))
-        refuse(e.pp_partition ? "exec.pp_partition" : e.offset ? "exec.offset" : "exec.pp", *error);
-    else m_out.partition = std::get<Partition>(partition);
+    // Not past the 64 chunks refused above: pp·vpp would overflow, and the grid is vpp long.
+    if (vpp <= 64) {
+        auto partition = partitionLayers(m_out.totalLayers, pp, vpp, e.offset, e.pp_partition);
+        if (auto* error = std::get_if<std::string>(&partition))
+            refuse(e.pp_partition ? "exec.pp_partition" : e.offset ? "exec.offset" : "exec.pp", *error);
+        else m_out.partition = std::get<Partition>(partition);
+    }
 
     // Recompute: one form at a time, ranges inside the model.
     if (e.recompute && (e.full_recompute || e.selective_recompute))
@@ -172,9 +205,13 @@ void Resolver::resolveExecStrategy() {
         for (std::size_t i = 0; i < e.recompute->size(); ++i) {
             const RecomputeRange& r = (*e.recompute)[i];
             const std::string at = "exec.recompute[" + std::to_string(i) + "]";
-            if (r.first >= layers || r.first + r.count.value_or(1) > layers)
-                refuse(at, "covers layers " + num(r.first) + (r.count ? "-" + num(r.first + *r.count - 1) : "+") +
+            // first + count can pass 2^63-1 (both are any whole number): compare by difference.
+            if (r.first >= layers || r.count.value_or(1) > layers - r.first) {
+                std::int64_t last = 0;
+                const bool lastFits = r.count && !__builtin_add_overflow(r.first, *r.count - 1, &last);
+                refuse(at, "covers layers " + num(r.first) + (r.count ? "-" + (lastFits ? num(last) : std::string("past 2^63-1")) : "+") +
                                ", but the model has " + num(layers) + " (body and MTP layers, counted from 0)");
+            }
         }
     }
     if (*e.selective_rule == "mindformers" && !*e.sequence_parallel && e.selective_comm_recompute)
