@@ -1,6 +1,8 @@
 // Model resolution: family defaults, derivations HF configs imply, and the rules
 // a model must keep whatever it is run with (reference/hyperparallel.md §2.3-2.4).
 #include <algorithm>
+#include <cstdio>
+#include <utility>
 
 #include "io/presets.h"
 #include "resolve/resolver.h"
@@ -16,6 +18,56 @@ const std::vector<std::string_view> kMlaKeys = {"v_head_dim"};
 const std::vector<std::string_view> kLinearKeys = {"attn_output_gate"};
 
 std::string num(std::int64_t n) { return std::to_string(n); }
+
+// Model sizes come from files as any whole number up to 2^63-1, and the cost model
+// multiplies them in int64: hidden_size 2^62 was counted as a negative number of
+// parameters (tests/data/fuzz/guardrails/hidden-size-2e62.yaml), and 4·hidden_size
+// and num_shared_experts · moe_intermediate_size overflow here first. So every size
+// is capped far above any real model (2^31-1, which keeps a product of two in
+// int64), the layers at 2^20 (the cost model keeps a table entry per layer), and the
+// parameter count - bounded from above in double before anything counts it
+// exactly - at 2^53, where int64 and double both stay exact.
+constexpr std::int64_t kMaxModelSize = (std::int64_t{1} << 31) - 1;
+constexpr std::int64_t kMaxLayers = std::int64_t{1} << 20;
+constexpr double kMaxParameters = 9007199254740992.0;  // 2^53
+
+// Refuses every integer field of a model above kMaxModelSize (a field-table visitor).
+struct SizeCap {
+    Resolver& r;
+    void integer(Field f, const std::optional<std::int64_t>& v, IntRange) {
+        if (v && *v > kMaxModelSize)
+            r.refuse("model." + std::string(f.key), "at most " + withThousands(kMaxModelSize) + " is modelled, got " + num(*v));
+    }
+    template <class... A> void real(Field, A&&...) {}
+    template <class... A> void flag(Field, A&&...) {}
+    template <class... A> void text(Field, A&&...) {}
+    template <class... A> void choice(Field, A&&...) {}
+    template <class... A> void textList(Field, A&&...) {}
+    template <class... A> void memory(Field, A&&...) {}
+    template <class... A> void numberMap(Field, A&&...) {}
+    template <class... A> void stageCounts(Field, A&&...) {}
+    template <class... A> void ranges(Field, A&&...) {}
+};
+
+// More than model/parameters.cpp counts, whatever the layer kinds: every layer as if
+// it held each attention form's widest matrix and every MLP at once. Each matrix is
+// at most W·W for the widest width W, and a layer holds fewer than 40 + 8·experts of
+// them (biases and norms included, each at most W); the tables are V·h (twice when
+// untied) and positions·h.
+double parameterBound(const ModelSpec& m) {
+    auto d = [](const std::optional<std::int64_t>& v) { return double(v.value_or(0)); };
+    const double h = d(m.hidden_size), a = d(m.num_attention_heads), g = d(m.num_key_value_heads), dh = d(m.head_dim);
+    const double rope = d(m.qk_rope_head_dim), nope = d(m.qk_nope_head_dim), v = d(m.v_head_dim);
+    const double keys = d(m.linear_num_key_heads) * d(m.linear_key_head_dim);
+    const double values = d(m.linear_num_value_heads) * d(m.linear_value_head_dim);
+    const double widths[] = {h, d(m.intermediate_size), d(m.moe_intermediate_size), d(m.shared_expert_intermediate_size),
+                             2 * a * dh, g * dh, d(m.q_lora_rank), d(m.kv_lora_rank) + rope, a * (nope + rope),
+                             a * (nope + v), 2 * keys + 2 * values + 2 * d(m.linear_num_value_heads),
+                             d(m.linear_conv_kernel_dim)};
+    const double w = *std::max_element(std::begin(widths), std::end(widths));
+    const double layers = d(m.num_hidden_layers) + d(m.mtp_depth), experts = std::max(1.0, d(m.num_experts));
+    return layers * (40 + 8 * experts) * w * w + (2 * d(m.vocab_size) + d(m.max_position_embeddings) + 2) * h;
+}
 
 }  // namespace
 
@@ -57,6 +109,16 @@ void Resolver::resolveModel() {
     needFlag("tie_word_embeddings", m.tie_word_embeddings.has_value());
     needFlag("qk_norm", m.qk_norm.has_value());
     if (!sized) return;
+    // Sizes first: the rules and derivations below multiply them.
+    const std::size_t before = diagnostics().size();
+    SizeCap cap{*this};
+    visit(std::as_const(m), cap);
+    if (diagnostics().size() != before) return;
+    if (*m.num_hidden_layers + m.mtp_depth.value_or(0) > kMaxLayers) {  // both under 2^31 now
+        refuse("model.num_hidden_layers", "at most " + withThousands(kMaxLayers) + " layers (body and MTP) are modelled, got " +
+                                              num(*m.num_hidden_layers + m.mtp_depth.value_or(0)));
+        return;
+    }
     const std::int64_t h = *m.hidden_size, a = *m.num_attention_heads, layers = *m.num_hidden_layers;
 
     if (m.attention_bias) fill("model.attention_out_bias", m.attention_out_bias, *m.attention_bias, Origin::Derived, "attention_bias");
@@ -129,6 +191,12 @@ void Resolver::resolveModel() {
     if (denseLayers && !m.intermediate_size) {
         if (*m.arch == "gpt") fill("model.intermediate_size", m.intermediate_size, 4 * h, Origin::Derived, "4 · hidden_size (GPT)");
         else refuse("model.intermediate_size", "required: the model has dense MLP layers");
+    }
+    if (const double bound = parameterBound(m); diagnostics().empty() && !(bound <= kMaxParameters)) {
+        char about[32];
+        std::snprintf(about, sizeof about, "%.2g", bound);
+        refuse("model", std::string("its sizes allow up to ") + about + " parameters; Tessera counts models of up to 2^53 (" +
+                            withThousands(std::int64_t(kMaxParameters)) + ")");
     }
 }
 
