@@ -13,7 +13,14 @@ using namespace knobs;
 
 namespace {
 
-Bytes wholeBytes(double bytes) { return static_cast<Bytes>(std::ceil(bytes - 1e-6)); }
+// Saturates at 2^60 bytes (1 EiB): hostile sizes (seq_length 2^40) put a term past
+// int64, where the cast is undefined and gave negative byte counts
+// (tests/data/fuzz/guardrails/seq-length-2e40.yaml).
+// 1 EiB is past any device, and seven terms at that cap still add up inside int64.
+constexpr Bytes kMaxCountedBytes = Bytes{1} << 60;
+Bytes wholeBytes(double bytes) {
+    return bytes < double(kMaxCountedBytes) ? static_cast<Bytes>(std::ceil(bytes - 1e-6)) : kMaxCountedBytes;
+}
 
 std::int64_t paddedVocab(std::int64_t vocab, std::int64_t tp) {
     const std::int64_t multiple = kVocabPadMultiple * tp;
