@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace tessera::core {
 
@@ -275,7 +276,9 @@ void SpecReader::ranges(Field f, std::optional<std::vector<RecomputeRange>>& out
                                                    std::to_string(range.first) + " is covered already");
         if (!range.count && i + 1 != v->items().size())
             m_diagnostics.add(item.mark(), at, "only the last recompute range may run to the last layer (state its count)");
-        end = range.first + range.count.value_or(0);
+        // Saturating: first + count can pass 2^63-1 (both are any whole number), and
+        // nothing can follow a range that runs that far anyway.
+        if (__builtin_add_overflow(range.first, range.count.value_or(0), &end)) end = std::numeric_limits<std::int64_t>::max();
         ranges.push_back(std::move(range));
     }
     if (m_diagnostics.size() == before) out = std::move(ranges);
