@@ -1,6 +1,7 @@
 // The search section: space (exec keys to candidate lists or `auto`),
 // constraints, objective and keep.
 #include <algorithm>
+#include <set>
 
 #include "io/scenarioio.h"
 #include "io/specreader.h"
@@ -66,10 +67,13 @@ SearchSpec readSearch(const Value& map, Diagnostics& d) {
                     continue;
                 }
                 std::vector<SearchValue> values;
+                // A set, not a search of `values`: checking a list of 100,000 candidates
+                // pairwise took seconds (the guard-rail test tst_fuzzregress found it).
+                std::set<SearchValue> seen;
                 for (std::size_t i = 0; i < v->items().size(); ++i) {
                     auto c = readCandidate(v->items()[i], axis.type, path + "[" + std::to_string(i) + "]", d);
                     if (!c) continue;
-                    if (std::find(values.begin(), values.end(), *c) != values.end())
+                    if (!seen.insert(*c).second)
                         d.add(v->items()[i].mark(), path, "candidate " + v->items()[i].describe() + " is listed twice");
                     else values.push_back(*c);
                 }
