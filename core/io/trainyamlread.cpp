@@ -282,8 +282,13 @@ Value scenarioFromTrainYaml(const Value& root, const std::string& baseDir, Diagn
         // Without a device count the data-parallel domain is replicas × shards,
         // which is dp·cp in HyperParallel (its shards span cp).
         if (const auto replicas = in.integer(replicateAt, IntRange{1})) {
-            const std::int64_t domain = *replicas * shard.value_or(1), c = cp.value_or(1);
-            if (domain % c != 0)
+            // Both are any whole number: their product can pass 2^63-1 (checked, not wrapped).
+            std::int64_t domain = 0;
+            const std::int64_t c = cp.value_or(1);
+            if (__builtin_mul_overflow(*replicas, shard.value_or(1), &domain))
+                in.refuse(replicateAt, "dp_replicate · dp_shard = " + num(*replicas) + "·" + num(shard.value_or(1)) +
+                                       " is beyond 2^63-1, more ranks than any cluster has");
+            else if (domain % c != 0)
                 in.refuse(replicateAt, "dp_replicate · dp_shard = " + num(domain) + " is the data-parallel domain dp·cp, "
                                        "and must be a multiple of cp (" + num(c) + ")");
             else state("dp", replicateAt, Value::integer(domain / c, replicateAt.mark()));
