@@ -1,0 +1,163 @@
+#include "entries.h"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "io/emit.h"
+#include "io/estimatereport.h"
+#include "io/hfimport.h"
+#include "io/scenarioio.h"
+#include "io/showreport.h"
+#include "io/specwriter.h"
+#include "io/trainyaml.h"
+#include "model/estimate.h"
+#include "model/parameters.h"
+#include "resolve/resolve.h"
+
+namespace tessera::fuzz {
+
+using namespace tessera::core;
+
+namespace {
+
+// Not a SpecError on purpose: it must escape, so libFuzzer stops on it.
+struct ContractBroken : std::logic_error {
+    using std::logic_error::logic_error;
+};
+
+// A refusal has to say what is wrong; an empty one leaves the user guessing.
+Outcome refused(const SpecError& e) {
+    if (e.diagnostics().empty()) throw ContractBroken("a SpecError with no diagnostics");
+    Outcome out;
+    for (const Diagnostic& d : e.diagnostics()) {
+        if (d.message.empty()) throw ContractBroken("a diagnostic with no message at " + d.mark.text());
+        out.refusal += d.text() + "\n";
+    }
+    return out;
+}
+
+// The loaders' own refusal (a LoadError) is what the CLI turns into a SpecError.
+SpecError asSpecError(const LoadError& e) { return SpecError(Diagnostic{e.mark(), "", e.message()}); }
+
+void checkFigure(double value, const char* what) {
+    if (std::isnan(value)) throw ContractBroken(std::string("the estimate's ") + what + " is NaN");
+}
+
+// What `tessera estimate` and `tessera show` print for an accepted scenario. The
+// figures of an estimate are checked: every input was finite and in range, so a
+// NaN or a negative byte count means a product overflowed somewhere.
+void price(const ResolvedScenario& r) {
+    const Estimate e = estimate(r);
+    if (e.totalParameters < 0) throw ContractBroken("a negative parameter count");
+    if (e.peakMemory < 0) throw ContractBroken("a negative peak memory");
+    for (const StageEstimate& s : e.stages) {
+        const StageMemory& m = s.memory;
+        for (Bytes b : {m.parameters, m.gradients, m.optimizerStates, m.mainParameters, m.activations, m.buffers, m.working})
+            if (b < 0) throw ContractBroken("stage " + std::to_string(s.stage) + " holds a negative byte count");
+    }
+    checkFigure(e.stepSeconds, "step time");
+    checkFigure(e.mfu, "MFU");
+    checkFigure(e.tokensPerSecond, "tokens/s");
+    checkFigure(e.bubbleFraction, "bubble fraction");
+    (void)estimateText(r, e);
+    (void)showText(r);
+}
+
+}  // namespace
+
+std::string fuzzBaseDir() { return TESSERA_TEST_DATA "/invalid"; }
+
+Outcome runScenario(std::string_view text, Format format) {
+    try {
+        const Scenario stated = parseScenario(text, format == Format::Json ? "fuzz.json" : "fuzz.yaml", format, fuzzBaseDir());
+        price(resolve(stated));
+        return {true, {}};
+    } catch (const SpecError& e) {
+        return refused(e);
+    }
+}
+
+Outcome runHfConfig(std::string_view text) {
+    try {
+        Value config;
+        try {
+            config = parseDocument(text, "config.json", Format::Json);
+        } catch (const LoadError& e) {
+            throw asSpecError(e);
+        }
+        // As `tessera import-hf`: the section, its fields checked, the model resolved and counted.
+        Diagnostics d;
+        const Value section = importHfConfig(config, d);
+        const ModelSpec model = modelFromValue(section, "model", d);
+        d.raiseIfAny();
+        if (countParameters(resolveModel(model)).total() < 0) throw ContractBroken("a negative parameter count");
+        (void)toYaml(SpecWriter::write(model));
+        // And priced, as `model: {file: config.json}` in a scenario would be.
+        Value scenario = Value::map();
+        scenario.set("model", section);
+        Value cluster = Value::map();
+        cluster.set("device", Value::string("h100-sxm"));
+        cluster.set("devices", Value::integer(8));
+        scenario.set("cluster", cluster);
+        Value exec = Value::map();
+        exec.set("seq_length", Value::integer(4096));
+        exec.set("global_batch_size", Value::integer(64));
+        scenario.set("exec", exec);
+        price(resolve(scenarioFromValue(scenario, "config.json", fuzzBaseDir())));
+        return {true, {}};
+    } catch (const SpecError& e) {
+        return refused(e);
+    }
+}
+
+Outcome runTrainYaml(std::string_view text) {
+    try {
+        Value train;
+        try {
+            train = parseDocument(text, "train.yaml", Format::Yaml);
+        } catch (const LoadError& e) {
+            throw asSpecError(e);
+        }
+        Diagnostics d;
+        Value scenario = scenarioFromTrainYaml(train, fuzzBaseDir(), d);
+        d.raiseIfAny();
+        // As `import-train --device h100-sxm --devices 64`: a train.yaml never names the
+        // device, and states the device count only in context.device_num.
+        Value* cluster = scenario.find("cluster");
+        if (!cluster || !cluster->isMap()) throw ContractBroken("scenarioFromTrainYaml wrote no cluster mapping");
+        cluster->set("device", Value::string("h100-sxm"));
+        if (!cluster->find("devices")) cluster->set("devices", Value::integer(64));
+        (void)toYaml(scenario);
+        const ResolvedScenario r = resolve(scenarioFromValue(scenario, "train.yaml", fuzzBaseDir()));
+        price(r);
+        // And written back over the original, as `search -o --train-yaml` does.
+        (void)trainYaml(r, &train);
+        return {true, {}};
+    } catch (const SpecError& e) {
+        return refused(e);
+    }
+}
+
+}  // namespace tessera::fuzz
+
+namespace {
+std::string_view textOf(const std::uint8_t* data, std::size_t size) {
+    return {reinterpret_cast<const char*>(data), size};
+}
+}  // namespace
+
+int fuzzScenario(const std::uint8_t* data, std::size_t size) {
+    // Both front ends on every input: most mutations of a YAML seed are still YAML,
+    // and JSON's own parser (nlohmann's SAX with position tracking) needs its share.
+    const bool yaml = tessera::fuzz::runScenario(textOf(data, size), tessera::core::Format::Yaml).accepted;
+    const bool json = tessera::fuzz::runScenario(textOf(data, size), tessera::core::Format::Json).accepted;
+    return yaml || json ? 0 : 1;
+}
+
+int fuzzHf(const std::uint8_t* data, std::size_t size) {
+    return tessera::fuzz::runHfConfig(textOf(data, size)).accepted ? 0 : 1;
+}
+
+int fuzzTrainYaml(const std::uint8_t* data, std::size_t size) {
+    return tessera::fuzz::runTrainYaml(textOf(data, size)).accepted ? 0 : 1;
+}
