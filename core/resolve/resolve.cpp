@@ -71,6 +71,18 @@ void Resolver::resolveCluster() {
     need("intra_node_bandwidth_gbps", d.intra_node_bandwidth_gbps.has_value());
     need("inter_node_bandwidth_gbps", d.inter_node_bandwidth_gbps.has_value());
     need("devices_per_node", d.devices_per_node.has_value());
+    // The field table takes any positive figure, but a peak of 1e-300 TFLOP/s makes a
+    // step take infinitely long and the estimate's bubble fraction inf/inf = NaN
+    // (tests/data/fuzz/guardrails/device-peak-1e-300.yaml). From 1e-6 (1 MFLOP/s,
+    // 1 KB/s) every time the cost model computes stays finite.
+    auto slowest = [&](const std::string& key, double value) {
+        if (value < 1e-6) refuse("cluster.device." + key, "at least 1e-06 is modelled, got " + numberText(value));
+    };
+    if (d.peak_tflops)
+        for (const auto& [dtype, peak] : *d.peak_tflops) slowest("peak_tflops." + dtype, peak);
+    if (d.hbm_bandwidth_gbps) slowest("hbm_bandwidth_gbps", *d.hbm_bandwidth_gbps);
+    if (d.intra_node_bandwidth_gbps) slowest("intra_node_bandwidth_gbps", *d.intra_node_bandwidth_gbps);
+    if (d.inter_node_bandwidth_gbps) slowest("inter_node_bandwidth_gbps", *d.inter_node_bandwidth_gbps);
     if (c.rank_order) {
         std::vector<std::string> sorted = *c.rank_order, all(std::begin(kRankDimensions), std::end(kRankDimensions));
         std::sort(sorted.begin(), sorted.end());
