@@ -88,6 +88,7 @@ MainWindow::MainWindow(const QString& scenarioPath, QWidget* parent, bool restor
     stepView->setObjectName("stepChart");
     pipelineLayout->addWidget(stepView, 2);
     m_tabs->addTab(m_pipeline, tr("Pipeline"));
+    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::refreshCharts);
     // Pareto: the chart of the last search.
     m_pareto = new QWidget(m_tabs);
     auto* paretoLayout = new QVBoxLayout(m_pareto);
@@ -220,6 +221,24 @@ MainWindow::MainWindow(const QString& scenarioPath, QWidget* parent, bool restor
     if (!path.isEmpty() && QFileInfo::exists(path)) m_path = QFileInfo(path).absoluteFilePath();
 }
 
+void MainWindow::refreshCharts() {
+    if (!m_charted) return;
+    const core::Estimate* baseline = m_baseline ? &*m_baseline : nullptr;
+    auto replace = [](QChartView* view, QChart* chart) {
+        QChart* old = view->chart();
+        view->setChart(chart);
+        delete old;
+    };
+    if (m_memoryChartStale && m_tabs->currentWidget() == m_memory) {
+        replace(m_memory->findChild<QChartView*>("memoryChart"), buildMemoryChart(*m_charted, baseline));
+        m_memoryChartStale = false;
+    }
+    if (m_stepChartStale && m_tabs->currentWidget() == m_pipeline) {
+        replace(m_pipeline->findChild<QChartView*>("stepChart"), buildStepChart(*m_charted, m_chartedMicroBatches, baseline));
+        m_stepChartStale = false;
+    }
+}
+
 QWidget* MainWindow::view(const QString& name) const {
     if (name == "memory") return m_memory;
     if (name == "pipeline") return m_pipeline;
@@ -303,10 +322,12 @@ void MainWindow::showEstimate(const core::ResolvedScenario& r, const core::Estim
     m_scenarioText->setPlainText(QString::fromStdString(core::showText(r)));
     m_estimateText->setPlainText(QString::fromStdString(core::estimateText(r, e)));
     m_stageModel->setEstimate(e);
-    auto* chartView = m_memory->findChild<QChartView*>("memoryChart");
-    QChart* old = chartView->chart();
-    chartView->setChart(buildMemoryChart(e, m_baseline ? &*m_baseline : nullptr));
-    delete old;
+    // The charts take most of an edit's time: only the shown tab's is rebuilt now,
+    // the other when its tab is opened (refreshCharts).
+    m_charted = e;
+    m_chartedMicroBatches = r.scenario.exec.micro_batch_num.value_or(1);
+    m_memoryChartStale = m_stepChartStale = true;
+    refreshCharts();
     // The pipeline as the schedule runs it. The title gives the hatched share over all
     // stages (the simulation's); the estimate's bubble is the slowest stage's idle time.
     const core::ExecSpec& exec = r.scenario.exec;
@@ -323,10 +344,6 @@ void MainWindow::showEstimate(const core::ResolvedScenario& r, const core::Estim
     } catch (const std::invalid_argument&) {
         m_timeline->setPipeline({});  // a schedule the simulator cannot run
     }
-    auto* stepView = m_pipeline->findChild<QChartView*>("stepChart");
-    QChart* oldStep = stepView->chart();
-    stepView->setChart(buildStepChart(e, exec.micro_batch_num.value_or(1), m_baseline ? &*m_baseline : nullptr));
-    delete oldStep;
     const core::StageEstimate& peak = e.stages[std::size_t(e.peakStage)];
     m_summary->setText(tr("Stage %1: %2 of %3 GiB · activations %4 GiB (%5 %)%6")
                            .arg(peak.stage).arg(gib(peak.memory.total())).arg(gib(e.deviceMemory))

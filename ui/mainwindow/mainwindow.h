@@ -105,6 +105,7 @@ private:
     void showProblems(const core::SpecError& e);
     void showEstimate(const core::ResolvedScenario& r, const core::Estimate& e);
     void showSearch(std::shared_ptr<const SearchOutcome> outcome);
+    void refreshCharts();  // rebuild the shown tab's chart if an edit left it stale
 
     QTabWidget* m_tabs = nullptr;
     QWidget* m_memory = nullptr;
@@ -130,6 +131,9 @@ private:
     std::optional<core::Estimate> m_estimate;   // of the strategy in the views
     std::optional<core::Estimate> m_baseline;   // pinned for comparison
     std::optional<core::ResolvedScenario> m_resolved;
+    std::optional<core::Estimate> m_charted;  // what the charts show (or will, once their tab opens)
+    std::int64_t m_chartedMicroBatches = 1;
+    bool m_memoryChartStale = false, m_stepChartStale = false;
     bool m_loaded = false;
     QString m_path;
     bool m_dirty = false, m_neverAsk = false;
