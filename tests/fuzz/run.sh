@@ -25,7 +25,7 @@ if [ ! -f "$build/build.ninja" ]; then
 fi
 # Only the fuzz targets (and the part of core they need): the app, the UI and
 # the Qt tests are not needed here.
-cmake --build "$build" --target "${targets[@]}" -- --quiet
+out=$(cmake --build "$build" --target "${targets[@]}" 2>&1) || { printf '%s\n' "$out" >&2; exit 1; }
 
 # Seeds: every file a target's loader reads in the tests, plus the regression
 # inputs of earlier fuzz finds and the guard-rail files.
