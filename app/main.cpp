@@ -29,5 +29,7 @@ int main(int argc, char** argv) {
     tessera::ui::MainWindow window(positional.isEmpty() ? QString() : positional.first());
     window.show();
     window.offerRecovery();  // after a crash: the unsaved changes it autosaved
-    return app.exec();
+    const int status = app.exec();
+    tessera::app::joinWorkerThreads();
+    return status;
 }

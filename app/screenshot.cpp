@@ -4,6 +4,7 @@
 #include <QFileInfo>
 #include <QImage>
 #include <QPixmap>
+#include <QThreadPool>
 #include <QTimer>
 #include <cstdio>
 
@@ -13,6 +14,12 @@
 #include "mainwindow/mainwindow.h"
 
 namespace tessera::app {
+
+void joinWorkerThreads() {
+    // The search ran on Qt's global pool, whose idle threads would otherwise still be
+    // alive while the process exits (LeakSanitizer's exit check crashes on that).
+    QThreadPool::globalInstance()->waitForDone();
+}
 
 bool isScreenshotInvocation(const QStringList& args) { return args.contains(QStringLiteral("--screenshot")); }
 bool isReportInvocation(const QStringList& args) { return !args.isEmpty() && args.first() == QStringLiteral("report"); }
@@ -58,6 +65,7 @@ int runReport(const QStringList& args) {
     });
     window.startSearch();
     QApplication::exec();
+    joinWorkerThreads();
     return status;
 }
 
@@ -121,6 +129,7 @@ int runScreenshot(const QStringList& args) {
         QTimer::singleShot(0, &window, grab);
     }
     QApplication::exec();
+    joinWorkerThreads();
     return status;
 }
 
