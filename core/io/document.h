@@ -48,7 +48,7 @@ public:
 
     // Lists.
     const std::vector<Value>& items() const { return m_items; }
-    void push(Value v) { m_items.push_back(std::move(v)); }
+    void push(Value v);  // defined after Entry: clang instantiates the vector here
     // The last item of a list or the last entry's value of a map (for builders).
     Value& back();
 
@@ -81,6 +81,8 @@ struct Value::Entry {
     Mark keyMark;
     Value value;
 };
+
+inline void Value::push(Value v) { m_items.push_back(std::move(v)); }
 
 // A document that could not be read at all. what() is the whole message,
 // "file:line:column: message".
