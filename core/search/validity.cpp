@@ -65,8 +65,11 @@ Refusal Validity::check(const std::size_t* d, Candidate& c) const {
     c.sp = s.sp[d[6]], c.optimizerSharded = s.optimizerSharded[d[7]], c.gradSharded = s.gradSharded[d[8]];
     c.fsdp = s.fsdp[d[9]], c.recompute = s.recompute[d[10]], c.schedule = s.schedule[d[11]];
     c.etp = s.etp[d[12]], c.optimizerShard = s.optimizerShard[d[13]];
-    const std::int64_t model = c.tp * c.pp * c.cp;
-    if (s.devices % model != 0) return Refusal::DevicesNotDivided;
+    // Listed degrees go up to 2^24 each: their product can pass int64 (and then no
+    // number of devices is divided by it).
+    std::int64_t model = 0;
+    if (__builtin_mul_overflow(c.tp, c.pp, &model) || __builtin_mul_overflow(model, c.cp, &model) || s.devices % model != 0)
+        return Refusal::DevicesNotDivided;
     c.dp = s.devices / model;
     if (!s.dpFilter.empty() && std::find(s.dpFilter.begin(), s.dpFilter.end(), c.dp) == s.dpFilter.end())
         return Refusal::DpNotListed;
@@ -78,7 +81,8 @@ Refusal Validity::check(const std::size_t* d, Candidate& c) const {
     if (c.schedule == Schedule::Interleaved && c.vpp == 1) return Refusal::ScheduleNeedsChunks;
     if (c.vpp > 1 && c.schedule != Schedule::Interleaved) return Refusal::ChunksNeedInterleaved;
     if (m_layers % (c.pp * c.vpp) != 0) return Refusal::LayersNotSplit;
-    if (s.globalBatch % (c.mbs * c.dp) != 0) return Refusal::BatchNotDivided;
+    if (std::int64_t replicaBatch = 0; __builtin_mul_overflow(c.mbs, c.dp, &replicaBatch) || s.globalBatch % replicaBatch != 0)
+        return Refusal::BatchNotDivided;
     c.mbn = s.globalBatch / (c.mbs * c.dp);
     if (!s.mbnFilter.empty() && std::find(s.mbnFilter.begin(), s.mbnFilter.end(), c.mbn) == s.mbnFilter.end())
         return Refusal::MicroBatchesNotListed;

@@ -54,6 +54,17 @@ private slots:
         QVERIFY(std::any_of(r.refused.begin(), r.refused.end(), [](auto& x) { return x.first.starts_with("needs "); }));
     }
 
+    // Listed degrees up to 2^24 each: tp·pp·cp passes int64 and must be refused, not
+    // wrapped (2^72 wraps to 0, and the modulo by it would trap).
+    void hugeDegreesAreRefusedNotWrapped() {
+        const SearchResult r = runSearch(setupOf(
+            "model: llama3-70b\ncluster: {device: h100-sxm, devices: 64}\nexec: {seq_length: 8192}\n"
+            "search:\n  space: {tp: [16777216], pp: [16777216], cp: [16777216, 1], micro_batch_size: [16777216]}\n"
+            "  constraints: {global_batch_size: 128}\n"));
+        QCOMPARE(r.feasible, std::uint64_t{0});
+        QCOMPARE(r.refused.at("tp·pp·cp does not divide the devices"), std::uint64_t{2});
+    }
+
     void paretoFrontIsSortedAndUndominated() {
         const SearchResult r = runSearch(setupOf(kLlama));
         QVERIFY(r.pareto.size() >= 3);
