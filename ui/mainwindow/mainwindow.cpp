@@ -222,7 +222,7 @@ MainWindow::MainWindow(const QString& scenarioPath, QWidget* parent, bool restor
 }
 
 void MainWindow::refreshCharts() {
-    if (!m_charted) return;
+    if (!m_estimate || !m_resolved) return;
     const core::Estimate* baseline = m_baseline ? &*m_baseline : nullptr;
     auto replace = [](QChartView* view, QChart* chart) {
         QChart* old = view->chart();
@@ -230,11 +230,11 @@ void MainWindow::refreshCharts() {
         delete old;
     };
     if (m_memoryChartStale && m_tabs->currentWidget() == m_memory) {
-        replace(m_memory->findChild<QChartView*>("memoryChart"), buildMemoryChart(*m_charted, baseline));
+        replace(m_memory->findChild<QChartView*>("memoryChart"), buildMemoryChart(*m_estimate, baseline));
         m_memoryChartStale = false;
     }
     if (m_stepChartStale && m_tabs->currentWidget() == m_pipeline) {
-        replace(m_pipeline->findChild<QChartView*>("stepChart"), buildStepChart(*m_charted, m_chartedMicroBatches, baseline));
+        replace(m_pipeline->findChild<QChartView*>("stepChart"), buildStepChart(*m_estimate, m_resolved->scenario.exec.micro_batch_num.value_or(1), baseline));
         m_stepChartStale = false;
     }
 }
@@ -279,7 +279,6 @@ void MainWindow::evaluateForms() {
             const core::Estimate e = core::estimate(r);
             m_resolved = r;
             showEstimate(r, e);
-            m_estimate = e;
             m_scenario = edited;
             m_loaded = true;
         } catch (const core::SpecError& error) {
@@ -302,7 +301,6 @@ void MainWindow::evaluate(const core::Scenario& scenario) {
         const Estimate e = estimate(r);
         m_resolved = r;
         showEstimate(r, e);
-        m_estimate = e;
         m_loaded = true;
     } catch (const SpecError& e) {
         showProblems(e);
@@ -322,10 +320,9 @@ void MainWindow::showEstimate(const core::ResolvedScenario& r, const core::Estim
     m_scenarioText->setPlainText(QString::fromStdString(core::showText(r)));
     m_estimateText->setPlainText(QString::fromStdString(core::estimateText(r, e)));
     m_stageModel->setEstimate(e);
+    m_estimate = e;  // the strategy in the views (e may be *m_estimate itself: a re-show)
     // The charts take most of an edit's time: only the shown tab's is rebuilt now,
     // the other when its tab is opened (refreshCharts).
-    m_charted = e;
-    m_chartedMicroBatches = r.scenario.exec.micro_batch_num.value_or(1);
     m_memoryChartStale = m_stepChartStale = true;
     refreshCharts();
     // The pipeline as the schedule runs it. The title gives the hatched share over all

@@ -131,8 +131,6 @@ private:
     std::optional<core::Estimate> m_estimate;   // of the strategy in the views
     std::optional<core::Estimate> m_baseline;   // pinned for comparison
     std::optional<core::ResolvedScenario> m_resolved;
-    std::optional<core::Estimate> m_charted;  // what the charts show (or will, once their tab opens)
-    std::int64_t m_chartedMicroBatches = 1;
     bool m_memoryChartStale = false, m_stepChartStale = false;
     bool m_loaded = false;
     QString m_path;
