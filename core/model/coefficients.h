@@ -43,10 +43,14 @@ inline constexpr double kPlainAttentionBackwardFactor = 2.0;
 // Share of HBM bandwidth that streaming element-wise kernels reach (fitted default:
 // STREAM-like copy kernels reach 80-90 % of the datasheet figure on A100/H100).
 inline constexpr double kHbmEfficiency = 0.8;
-// Share of a link's datasheet bandwidth a ring collective reaches as bus bandwidth
-// (fitted default: nccl-tests all_reduce busbw ~ 360-370 of 450 GB/s on H100 NVLink,
-// ~ 40-45 of 50 GB/s over 400 Gb/s InfiniBand).
-inline constexpr double kLinkEfficiency = 0.8;
+// Share of a link's datasheet bandwidth a ring collective reaches as bus bandwidth.
+// In a node: nccl-tests all_reduce busbw ~ 360-370 of 450 GB/s on H100 NVLink (and
+// ~ 230-240 of 300 on A100). Across nodes, one NIC per device: ~ 45 of 50 GB/s over
+// 400 Gb/s NDR InfiniBand (cluster-validation guides quote 40-50 GB/s for a single
+// NDR NIC); 0.9 is also what the H100 table of published.md §4.2 prefers (0.8 leaves
+// its PP = 1 rows 9-11 % slow: tests/tools/fit_efficiency).
+inline constexpr double kIntraLinkEfficiency = 0.8;
+inline constexpr double kInterLinkEfficiency = 0.9;
 // Per-step latency of a collective (the alpha of alpha-beta): NCCL small-message
 // latency, fitted default from nccl-tests (a few microseconds in a node, ~10 across).
 inline constexpr double kAlphaIntraSeconds = 5e-6;
@@ -60,6 +64,13 @@ inline constexpr double kAlphaInterSeconds = 12e-6;
 // outside the interleaved schedule).
 inline constexpr double kDpOverlap = 0.9;      // of the last micro-batch's backward
 inline constexpr double kTpOverlap = 0.5;
+// With tp_comm_overlap (Megatron-LM --tp-comm-overlap, Transformer Engine userbuffers;
+// defaults in transformer_engine/pytorch/module/base.py initialize_ub): the all-gathers
+// run as a ring exchange under the GEMM they feed (hidden), the forward reduce-scatters
+// are pipelined in 4 splits (the last split's share exposed) and the backward ones run
+// in bulk under the weight-gradient GEMM (hidden). Of a layer's four forward collectives
+// two are hidden whole and two to 3/4: 7/8 of the TP traffic is hidden.
+inline constexpr double kTpOverlapUserBuffers = 0.875;
 inline constexpr double kCpOverlap = 1.0;      // of the attention core it runs beside
 inline constexpr double kEpOverlap = 0.0;
 inline constexpr double kPpOverlap = 0.0;

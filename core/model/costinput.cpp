@@ -161,6 +161,7 @@ CostInput runCostInput(const ResolvedScenario& r) {
                         : dim == "dp" ? RankDim::Dp : RankDim::Pp;
     }
     st.flash = *e.flash_attention;
+    st.tpCommOverlap = *e.tp_comm_overlap;
     st.cpAlgorithm = *e.cp_algo == "ulysses_cp" ? CpAlgorithm::AllToAll
                      : *e.cp_algo == "hybrid_cp" ? CpAlgorithm::Hybrid
                                                  : CpAlgorithm::Ring;

@@ -83,6 +83,7 @@ struct Strategy {
     std::int64_t dp = 1, tp = 1, pp = 1, vpp = 1, cp = 1, ep = 1, etp = 1;  // etp resolved (never <= 1 meaning tp)
     std::int64_t mbs = 1, mbn = 1;
     bool sp = false, flash = true;
+    bool tpCommOverlap = false;  // TP collectives pipelined with their GEMMs (needs sp)
     bool optimizerSharded = false, gradSharded = false, fsdp = false, reshard = false, shardSpansCp = false;
     std::int64_t optimizerShard = 1, expertShard = 1;  // ranks each shard spans
     Schedule schedule = Schedule::OneFOneB;

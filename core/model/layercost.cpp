@@ -49,7 +49,7 @@ GroupLinks groupLinks(const Strategy& s, std::int64_t perNode) {
 namespace {
 
 double bandwidth(Link link, const DeviceInfo& d) {
-    return (link == Link::Intra ? d.intraBytesPerSecond : d.interBytesPerSecond) * kLinkEfficiency;
+    return link == Link::Intra ? d.intraBytesPerSecond * kIntraLinkEfficiency : d.interBytesPerSecond * kInterLinkEfficiency;
 }
 double alpha(Link link) { return link == Link::Intra ? kAlphaIntraSeconds : kAlphaInterSeconds; }
 
@@ -79,6 +79,8 @@ double matmulSeconds(double flops, const DeviceInfo& d) {
     if (flops <= 0) return 0;
     return flops / (d.peakFlops * matmulEfficiency(d.effMax, d.effHalfGflop, flops));
 }
+
+double tpOverlapShare(const Strategy& s) { return s.tpCommOverlap && s.sp ? kTpOverlapUserBuffers : kTpOverlap; }
 
 double memorySeconds(double bytes, const DeviceInfo& d) { return bytes / (d.hbmBytesPerSecond * kHbmEfficiency); }
 
@@ -276,6 +278,7 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
     // Collectives. TP: two all-gather/reduce-scatter pairs per layer (with SP), or two
     // all-reduces (without); the same volume each way (Korthikanti et al. 2022 §4.2.2).
     const double activation = Bc * T * h;
+    const double tpHidden = tpOverlapShare(st);
     const CollectiveCost tp = allReduce(activation, st.tp, links.tp, dev);
     const double tpForward = 2 * tp.seconds;
     double cpForward = 0;
@@ -299,7 +302,7 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
     out.cpSeconds = 2 * cpForward;
     out.epSeconds = 2 * epForward;
     auto exposed = [&](double tpS, double cpS, double epS, double core) {
-        return (1 - kTpOverlap) * tpS + std::max(0.0, cpS - kCpOverlap * core) + (1 - kEpOverlap) * epS;
+        return (1 - tpHidden) * tpS + std::max(0.0, cpS - kCpOverlap * core) + (1 - kEpOverlap) * epS;
     };
     out.commExposedForward = exposed(tpForward, cpForward, epForward, coreForward);
     out.commExposedBackward = exposed(tpForward, 2 * cpForward, epForward, coreBackward);
@@ -317,7 +320,7 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
         if (dropped & (kOpAttBmm | kOpAttUp)) out.recompute += qkvSeconds;
         if (dropped & kOpNorm) out.recompute += memorySeconds(normBytes, dev);
         if (dropped & kOpFfAct) out.recompute += memorySeconds(actBytes, dev);
-        if ((dropped & kOpGather) && st.sp) out.recompute += (1 - kTpOverlap) * tpForward / 2;  // the attention's re-gather
+        if ((dropped & kOpGather) && st.sp) out.recompute += (1 - tpHidden) * tpForward / 2;  // the attention's re-gather
     }
     out.modelFlopsForward = modelFlops;
     return out;

@@ -139,6 +139,7 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage) {
         tableParams += vocab * h / t + (first && m.learnedPositions ? double(m.maxPositions) * h : 0);
     if (first) {
         b.embeddingKept = kTokenIdBytes * T + (m.hiddenDropout > 0 ? run.dropoutBytes * T * h / spd : 0);
+        // (No GEMM to hide it under: userbuffers overlap covers the linear layers only.)
         const CollectiveCost ar = allReduce(Bc * T * h, st.tp, ctx.links.tp, dev);
         const double lookup = memorySeconds(Bc * T * h * 2, dev);
         time.forward += lookup + (1 - kTpOverlap) * ar.seconds;

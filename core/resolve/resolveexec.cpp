@@ -82,6 +82,9 @@ void Resolver::resolveExecStrategy() {
         refuse("exec.tp", "must divide the linear-attention heads (" + num(*m.linear_num_key_heads) + " key, " +
                               num(*m.linear_num_value_heads) + " value), got " + num(tp));
     if (*e.sequence_parallel && tp == 1) refuse("exec.sequence_parallel", "needs tp > 1: it splits activations over the tensor-parallel group");
+    if (*e.tp_comm_overlap && tp > 1 && !*e.sequence_parallel)
+        refuse("exec.tp_comm_overlap", "needs sequence_parallel: it pipelines the sequence-parallel all-gathers and "
+                                       "reduce-scatters with their GEMMs (Megatron-LM refuses it without)");
 
     // Context parallelism splits the sequence.
     if (e.seq_length) {

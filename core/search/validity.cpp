@@ -11,6 +11,7 @@ std::string refusalText(Refusal r) {
     case Refusal::DpNotListed: return "dp is not one of the listed candidates";
     case Refusal::HeadsNotDivided: return "tp does not divide the attention or key/value heads";
     case Refusal::SequenceParallelWithoutTp: return "sequence parallelism needs tp > 1";
+    case Refusal::TpOverlapWithoutSp: return "tp_comm_overlap needs sequence parallelism";
     case Refusal::ChunksWithoutPipeline: return "virtual chunks need pp > 1";
     case Refusal::ScheduleNeedsChunks: return "the interleaved schedule needs vpp > 1";
     case Refusal::ChunksNeedInterleaved: return "vpp > 1 needs the interleaved schedule";
@@ -76,6 +77,7 @@ Refusal Validity::check(const std::size_t* d, Candidate& c) const {
     if (m_heads % c.tp || m_kvHeads % c.tp || (m_linKey && (m_linKey % c.tp || m_linValue % c.tp)))
         return Refusal::HeadsNotDivided;
     if (c.sp && c.tp == 1) return Refusal::SequenceParallelWithoutTp;
+    if (!c.sp && c.tp > 1 && m_setup.input.strategy.tpCommOverlap) return Refusal::TpOverlapWithoutSp;
     if (c.pp == 1 && c.schedule != Schedule::OneFOneB) return Refusal::ScheduleWithoutPipeline;
     if (c.vpp > 1 && c.pp == 1) return Refusal::ChunksWithoutPipeline;
     if (c.schedule == Schedule::Interleaved && c.vpp == 1) return Refusal::ScheduleNeedsChunks;

@@ -19,6 +19,7 @@ enum class Refusal : std::uint8_t {
     DpNotListed,
     HeadsNotDivided,
     SequenceParallelWithoutTp,
+    TpOverlapWithoutSp,
     ChunksWithoutPipeline,
     ScheduleNeedsChunks,
     ChunksNeedInterleaved,

@@ -60,7 +60,7 @@ struct ExecSpec {
     std::optional<std::vector<RecomputeRange>> recompute;
     std::optional<std::int64_t> param_bytes, compute_bytes, softmax_bytes, grad_bytes, optimizer_state_bytes,
         optimizer_states, main_param_bytes, norm_bytes, dropout_bytes;
-    std::optional<bool> flash_attention, grad_clip, grouped_gemm, vocab_emb_dp, emb_dp_sharded, tie_embeddings;
+    std::optional<bool> flash_attention, tp_comm_overlap, grad_clip, grouped_gemm, vocab_emb_dp, emb_dp_sharded, tie_embeddings;
     std::optional<std::string> cp_algo;
     std::optional<double> capacity_factor;
     std::optional<bool> shard_mtp_param, frozen;
@@ -123,6 +123,8 @@ void visit(Spec& e, V& v) {
     v.integer({"norm_bytes", "Bytes per norm input element kept for backward", "bytes"}, e.norm_bytes, size);
     v.integer({"dropout_bytes", "Bytes per dropout mask element", "bytes"}, e.dropout_bytes, size);
     v.flag({"flash_attention", "Fused attention that keeps no s x s tensors"}, e.flash_attention);
+    v.flag({"tp_comm_overlap", "TP collectives pipelined with their GEMMs (Megatron-LM --tp-comm-overlap; needs sequence_parallel)"},
+           e.tp_comm_overlap);
     v.flag({"grad_clip", "Clip gradients by global norm"}, e.grad_clip);
     v.flag({"grouped_gemm", "Experts run as one grouped matmul"}, e.grouped_gemm);
     v.flag({"vocab_emb_dp", "The vocabulary embedding runs data parallel"}, e.vocab_emb_dp);

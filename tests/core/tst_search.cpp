@@ -65,6 +65,20 @@ private slots:
         QCOMPARE(r.refused.at("tp·pp·cp does not divide the devices"), std::uint64_t{2});
     }
 
+    // tp_comm_overlap stated in exec: candidates without sequence parallelism at tp > 1
+    // are refused by name (the GUI and train.yaml could not run them), the rest priced.
+    void tpCommOverlapNeedsSequenceParallel() {
+        const SearchResult r = runSearch(setupOf(
+            "model: llama3-70b\ncluster: {device: h100-sxm, devices: 64}\n"
+            "exec: {seq_length: 8192, tp_comm_overlap: true}\n"
+            "search:\n  space: {tp: [1, 8], pp: [8], sequence_parallel: auto}\n"
+            "  constraints: {global_batch_size: 128}\n"));
+        QCOMPARE(r.refused.at("tp_comm_overlap needs sequence parallelism"), std::uint64_t{1});
+        QCOMPARE(r.refused.at("sequence parallelism needs tp > 1"), std::uint64_t{1});
+        QVERIFY(std::all_of(r.top.begin(), r.top.end(), [](const Candidate& c) { return c.tp == 1 || c.sp; }));
+        QVERIFY(!r.top.empty());
+    }
+
     void paretoFrontIsSortedAndUndominated() {
         const SearchResult r = runSearch(setupOf(kLlama));
         QVERIFY(r.pareto.size() >= 3);
