@@ -46,6 +46,18 @@ inline std::vector<ThroughputRow> throughputRows() {
     };
 }
 
+// Held out of the fit, to check that it generalises: published.md §4.1's note on
+// Narayanan et al. 2021 Table 2, GPT-3 175B (h 12288, 96 layers, 96 heads), micro-batch
+// 1, batch 1536, model-parallel size 96 (TP 8 within a node x PP 12), on 384 / 768 /
+// 1536 A100s, counted like the table above.
+inline std::vector<ThroughputRow> heldOutRows() {
+    return {
+        {"Narayanan 2021 Table 2, 175B on 384", "a100-80gb", 12288, 96, 96, 8, 12, 384, 1536, 51200, 2048, true, false, 153},
+        {"Narayanan 2021 Table 2, 175B on 768", "a100-80gb", 12288, 96, 96, 8, 12, 768, 1536, 51200, 2048, true, false, 149},
+        {"Narayanan 2021 Table 2, 175B on 1536", "a100-80gb", 12288, 96, 96, 8, 12, 1536, 1536, 51200, 2048, true, false, 141},
+    };
+}
+
 inline std::string throughputScenario(const ThroughputRow& r) {
     const int dp = r.gpus / (r.tp * r.pp);
     const std::string n = std::to_string(r.seq);

@@ -37,4 +37,12 @@ int main(int argc, char** argv) {
         std::printf("  %-26s measured %6.1f predicted %6.1f (%+.1f %%)\n", row.name, row.measuredTflops, tflops,
                     (tflops / row.measuredTflops - 1) * 100);
     }
+    for (const auto& row : testing::heldOutRows()) {  // not fitted on: how the fit generalises
+        if (std::strcmp(row.device, device) != 0) continue;
+        core::CostInput in = testing::inputYaml(testing::throughputScenario(row));
+        in.device.effMax = bestE, in.device.effHalfGflop = bestH;
+        const double tflops = testing::tableFlopsPerStep(row) / core::evaluate(in).stepSeconds / row.gpus / 1e12;
+        std::printf("  held out: %-38s measured %6.1f predicted %6.1f (%+.1f %%)\n", row.name, row.measuredTflops, tflops,
+                    (tflops / row.measuredTflops - 1) * 100);
+    }
 }
