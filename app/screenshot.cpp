@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "cli.h"
+#include "io/scenarioio.h"
 #include "export/report.h"
 #include "export/reviewmode.h"
 #include "mainwindow/mainwindow.h"
@@ -20,6 +21,25 @@ void joinWorkerThreads() {
     // alive while the process exits (LeakSanitizer's exit check crashes on that).
     QThreadPool::globalInstance()->waitForDone();
 }
+
+namespace {
+
+// A file that cannot be read ends the command like every other one (exit 1, the same
+// message); a file that reads but is refused still gets its picture, showing the
+// problems, and exits 2.
+bool unreadable(const QString& file) {
+    if (file.isEmpty()) return false;
+    try {
+        core::scenarioDocument(file.toStdString(), nullptr);
+    } catch (const core::FileError& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return true;
+    } catch (const core::SpecError&) {
+    }
+    return false;
+}
+
+}  // namespace
 
 bool isScreenshotInvocation(const QStringList& args) { return args.contains(QStringLiteral("--screenshot")); }
 bool isReportInvocation(const QStringList& args) { return !args.isEmpty() && args.first() == QStringLiteral("report"); }
@@ -43,6 +63,7 @@ int runReport(const QStringList& args) {
         std::fprintf(stderr, "tessera: %s exists; pass --force to replace it\n", qPrintable(output));
         return kExitFailure;
     }
+    if (unreadable(file)) return kExitFailure;
     tessera::ui::enterReviewMode(*qApp);
     tessera::ui::MainWindow window(file, nullptr, false);
     window.setNeverAsk(true);
@@ -99,6 +120,7 @@ int runScreenshot(const QStringList& args) {
         std::fprintf(stderr, "tessera: --screenshot needs an output file\n");
         return kExitUsage;
     }
+    if (unreadable(file)) return kExitFailure;
     tessera::ui::enterReviewMode(*qApp);
     tessera::ui::MainWindow window(file, nullptr, false);  // review pictures: never the last session's file
     window.setNeverAsk(true);

@@ -415,6 +415,24 @@ private slots:
         QCOMPARE(again.exitCode(), 1);
     }
 
+    // A scenario file that is not there: exit 1 and the CLI's message, no picture or PDF.
+    void headlessCommandsOnAMissingFile_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::newRow("report") << QStringList{"report", "%1/missing.yaml", "-o", "%1/out.pdf"};
+        QTest::newRow("screenshot") << QStringList{"--screenshot", "%1/out.png", "%1/missing.yaml"};
+    }
+    void headlessCommandsOnAMissingFile() {
+        QFETCH(QStringList, args);
+        QTemporaryDir dir;
+        for (QString& a : args) a = a.arg(dir.path());
+        QProcess p;
+        p.start(QStringLiteral(TESSERA_BINARY), args);
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 1);
+        QVERIFY2(p.readAllStandardError().contains("missing.yaml: cannot open the file"), "the CLI's message");
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{});
+    }
+
     void screenshotRefusesBadArguments() {
         QProcess p;
         p.start(QStringLiteral(TESSERA_BINARY), {"--screenshot", "/tmp/x.png", "--size", "12x9"});
