@@ -9,6 +9,7 @@
 #include <numeric>
 #include <utility>
 
+#include "charts/niceaxis.h"
 #include "model/estimate.h"
 
 namespace tessera::ui {
@@ -72,13 +73,6 @@ const Item* itemAt(const std::vector<Item>& items, int stage, double x) {
     for (const Item& item : items)
         if (item.stage == stage && x >= item.rect.left() && x <= item.rect.right()) return &item;
     return nullptr;
-}
-
-double niceStep(double raw) {
-    const double decade = std::pow(10.0, std::floor(std::log10(raw)));
-    for (double f : {1.0, 2.0, 5.0})
-        if (f * decade >= raw) return f * decade;
-    return 10 * decade;
 }
 
 // Enough decimals that a start and an end one duration apart read differently.
