@@ -9,7 +9,6 @@
 #include <cstdio>
 
 #include "cli.h"
-#include "io/scenarioio.h"
 #include "export/report.h"
 #include "export/reviewmode.h"
 #include "mainwindow/mainwindow.h"
@@ -27,16 +26,10 @@ namespace {
 // A file that cannot be read ends the command like every other one (exit 1, the same
 // message); a file that reads but is refused still gets its picture, showing the
 // problems, and exits 2.
-bool unreadable(const QString& file) {
-    if (file.isEmpty()) return false;
-    try {
-        core::scenarioDocument(file.toStdString(), nullptr);
-    } catch (const core::FileError& e) {
-        std::fprintf(stderr, "%s\n", e.what());
-        return true;
-    } catch (const core::SpecError&) {
-    }
-    return false;
+bool unreadable(const tessera::ui::MainWindow& window) {
+    if (window.unreadable().isEmpty()) return false;
+    std::fprintf(stderr, "%s\n", qPrintable(window.unreadable()));
+    return true;
 }
 
 }  // namespace
@@ -63,10 +56,10 @@ int runReport(const QStringList& args) {
         std::fprintf(stderr, "tessera: %s exists; pass --force to replace it\n", qPrintable(output));
         return kExitFailure;
     }
-    if (unreadable(file)) return kExitFailure;
     tessera::ui::enterReviewMode(*qApp);
     tessera::ui::MainWindow window(file, nullptr, false);
     window.setNeverAsk(true);
+    if (unreadable(window)) return kExitFailure;
     if (!window.loaded()) {
         std::fprintf(stderr, "tessera: %s cannot be used (tessera validate %s says why)\n", qPrintable(file), qPrintable(file));
         return kExitInvalid;
@@ -120,10 +113,10 @@ int runScreenshot(const QStringList& args) {
         std::fprintf(stderr, "tessera: --screenshot needs an output file\n");
         return kExitUsage;
     }
-    if (unreadable(file)) return kExitFailure;
     tessera::ui::enterReviewMode(*qApp);
     tessera::ui::MainWindow window(file, nullptr, false);  // review pictures: never the last session's file
     window.setNeverAsk(true);
+    if (unreadable(window)) return kExitFailure;
     if (viewName != "window" && !window.showView(viewName)) {
         std::fprintf(stderr, "tessera: --view takes memory, pipeline, pareto, candidates, estimate, scenario or window\n");
         return kExitUsage;

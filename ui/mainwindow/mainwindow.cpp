@@ -262,6 +262,10 @@ void MainWindow::load(const QString& scenarioPath) {
     setWindowTitle(tr("%1[*] - Tessera").arg(title));
     try {
         m_scenario = scenarioPath.isEmpty() ? presetScenario(kDefaultScenario) : loadScenarioOrPreset(scenarioPath.toStdString());
+    } catch (const FileError& e) {
+        m_unreadable = QString::fromStdString(e.what());
+        showProblems(e);
+        return;
     } catch (const SpecError& e) {
         showProblems(e);
         return;

@@ -40,6 +40,8 @@ public:
     QWidget* view(const QString& name) const;
     ScenarioEditor* editor() const { return m_editor; }
     bool loaded() const { return m_loaded; }
+    // Why the file given at construction could not be read at all (empty if it could).
+    const QString& unreadable() const { return m_unreadable; }
 
     // Search the scenario on a worker thread (its search section, or every dimension).
     void startSearch();
@@ -133,6 +135,7 @@ private:
     std::optional<core::ResolvedScenario> m_resolved;
     bool m_memoryChartStale = false, m_stepChartStale = false;
     bool m_loaded = false;
+    QString m_unreadable;
     QString m_path;
     bool m_dirty = false, m_neverAsk = false;
     QMenu* m_recentMenu = nullptr;
