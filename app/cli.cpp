@@ -7,21 +7,23 @@
 #include <iostream>
 #include <thread>
 
-#include "io/emit.h"
-#include "io/estimatereport.h"
-#include "io/files.h"
+#include "doc/emit.h"
+#include "report/estimatereport.h"
+#include "units/units.h"
+#include "doc/files.h"
 #include "io/hfimport.h"
 #include "io/overrides.h"
 #include "io/presets.h"
-#include "io/searchreport.h"
-#include "io/trainyaml.h"
+#include "report/searchreport.h"
+#include "trainyaml/trainyaml.h"
 #include "io/scenarioio.h"
 #include "io/specwriter.h"
 #include "model/estimate.h"
 #include "model/parameters.h"
 #include "resolve/resolve.h"
 #include "search/search.h"
-#include "io/showreport.h"
+#include "search/strategy.h"
+#include "report/showreport.h"
 #include "units/units.h"
 
 namespace tessera::app {
@@ -149,7 +151,7 @@ int cmdSearch(const std::vector<std::string>& args) {
         if (pick > result.top.size())
             throw UsageError{"search: --pick " + std::to_string(pick) + " but only " + std::to_string(result.top.size()) +
                              " strategies were kept"};
-        const ResolvedScenario chosen = resolve(scenarioWithCandidate(scenario, result.top[pick - 1]));
+        const ResolvedScenario chosen = resolve(scenarioFor(scenario, result.top[pick - 1]));
         std::optional<Value> original;
         if (!trainInput.empty()) original = scenarioDocument(trainInput, nullptr);
         writeFileAtomically(output, trainYaml(chosen, original ? &*original : nullptr), force);
@@ -190,13 +192,7 @@ int cmdImportHf(const std::vector<std::string>& args) {
         }
     }
     if (input.empty()) throw UsageError{"import-hf needs a config.json"};
-    Value config;
-    try {
-        config = loadDocument(input);
-    } catch (const LoadError& e) {
-        if (e.unreadable()) throw FileError(Diagnostic{e.mark(), "", e.message()});
-        throw SpecError(Diagnostic{e.mark(), "", e.message()});
-    }
+    const Value config = loadDocument(input);
     Diagnostics d;
     const Value section = importHfConfig(config, d);
     const ModelSpec model = modelFromValue(section, "model", d);

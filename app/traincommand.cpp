@@ -7,10 +7,10 @@
 #include <iostream>
 
 #include "cli.h"
-#include "io/emit.h"
+#include "doc/emit.h"
 #include "io/scenarioio.h"
-#include "io/files.h"
-#include "io/trainyaml.h"
+#include "doc/files.h"
+#include "trainyaml/trainyaml.h"
 #include "resolve/resolve.h"
 
 namespace tessera::app {
@@ -86,13 +86,7 @@ void rebaseModelFile(Value& scenario, const std::string& output) {
 }
 
 int importTrain(const Options& o) {
-    Value train;
-    try {
-        train = loadDocument(o.input);
-    } catch (const LoadError& e) {
-        if (e.unreadable()) throw FileError(Diagnostic{e.mark(), "", e.message()});
-        throw SpecError(Diagnostic{e.mark(), "", e.message()});
-    }
+    const Value train = loadDocument(o.input);
     const std::string baseDir = fs::path(o.input).parent_path().empty() ? "." : fs::path(o.input).parent_path().string();
     Diagnostics d;
     Value scenario = scenarioFromTrainYaml(train, baseDir, d);

@@ -9,7 +9,7 @@
 // model_type. Keys that do not describe the architecture are ignored: a config
 // carries many (rope_theta, bos_token_id, ...). Structure Tessera cannot
 // represent (interleaved dense layers not at the front) is refused, not guessed.
-#include "io/document.h"
+#include "doc/document.h"
 
 namespace tessera::core {
 

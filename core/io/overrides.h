@@ -7,7 +7,7 @@
 // `model: llama3-70b`.
 #include <string>
 
-#include "io/document.h"
+#include "doc/document.h"
 
 namespace tessera::core {
 

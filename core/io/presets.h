@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "io/document.h"
+#include "doc/document.h"
 
 namespace tessera::core {
 

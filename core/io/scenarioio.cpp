@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "io/emit.h"
+#include "doc/emit.h"
 #include "io/hfimport.h"
 #include "io/presets.h"
 #include "io/seedsearch.h"
@@ -63,7 +63,7 @@ std::optional<Value> fileSection(const Value& file, const std::string& path, Con
         Value doc = loadDocument(p.string());
         if (isHfConfig(doc)) return importHfConfig(doc, c.d);
         return doc;
-    } catch (const LoadError& e) {
+    } catch (const SpecError& e) {  // unreadable (FileError) or unparsable (LoadError)
         c.d.add(file.mark(), path, e.what());
         return std::nullopt;
     }
@@ -187,15 +187,6 @@ Scenario readScenario(const Value& stated, const std::string& name, const std::s
     return s;
 }
 
-Scenario guarded(auto&& load) {
-    try {
-        return load();
-    } catch (const LoadError& e) {
-        if (e.unreadable()) throw FileError(Diagnostic{e.mark(), "", e.message()});
-        throw SpecError(Diagnostic{e.mark(), "", e.message()});
-    }
-}
-
 }  // namespace
 
 ModelSpec modelFromValue(const Value& map, const std::string& section, Diagnostics& d) {
@@ -205,14 +196,12 @@ ModelSpec modelFromValue(const Value& map, const std::string& section, Diagnosti
 }
 
 Scenario parseScenario(std::string_view text, const std::string& name, Format format, const std::string& baseDir) {
-    return guarded([&] { return readScenario(parseDocument(text, name, format), name, baseDir); });
+    return readScenario(parseDocument(text, name, format), name, baseDir);
 }
 
 Scenario loadScenario(const std::string& path) {
-    return guarded([&] {
-        const std::string base = fs::path(path).parent_path().string();
-        return readScenario(loadDocument(path), path, base.empty() ? "." : base);
-    });
+    const std::string base = fs::path(path).parent_path().string();
+    return readScenario(loadDocument(path), path, base.empty() ? "." : base);
 }
 
 Scenario scenarioFromValue(const Value& root, const std::string& name, const std::string& baseDir) {
@@ -226,17 +215,12 @@ Value scenarioDocument(const std::string& pathOrPreset, std::string* baseDir) {
             return parseDocument(*text, "<preset:scenarios/" + pathOrPreset + ">", Format::Yaml);
         }
     }
-    try {
-        Value doc = loadDocument(pathOrPreset);
-        if (baseDir) {
-            *baseDir = fs::path(pathOrPreset).parent_path().string();
-            if (baseDir->empty()) *baseDir = ".";
-        }
-        return doc;
-    } catch (const LoadError& e) {
-        if (e.unreadable()) throw FileError(Diagnostic{e.mark(), "", e.message()});
-        throw SpecError(Diagnostic{e.mark(), "", e.message()});
+    Value doc = loadDocument(pathOrPreset);
+    if (baseDir) {
+        *baseDir = fs::path(pathOrPreset).parent_path().string();
+        if (baseDir->empty()) *baseDir = ".";
     }
+    return doc;
 }
 
 Scenario loadScenarioOrPreset(const std::string& pathOrPreset) {

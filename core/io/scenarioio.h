@@ -10,7 +10,7 @@
 // every problem found, each with file:line:column.
 #include <string>
 
-#include "io/document.h"
+#include "doc/document.h"
 #include "spec/scenario.h"
 
 namespace tessera::core {

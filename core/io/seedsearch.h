@@ -12,7 +12,7 @@
 // device_memory_gb as the memory; `fsdp` (HyperParallel's dp_shard) > 1 is
 // FSDP-style sharding (grad_shard_as_params) over the data-parallel group; `auto`
 // and `per_layer` recompute search none, selective and full.
-#include "io/document.h"
+#include "doc/document.h"
 
 namespace tessera::core {
 

@@ -2,7 +2,7 @@
 // Writes a spec's stated fields into a mapping by visiting its field table, in
 // table order, leaving unstated fields out (never writing null), so a written
 // file reads back to the same spec and looks like a hand-written one.
-#include "io/document.h"
+#include "doc/document.h"
 #include "spec/clusterspec.h"
 #include "spec/execspec.h"
 #include "spec/modelspec.h"

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "spec/diagnostics.h"
+
 namespace tessera::core {
 
 namespace {
@@ -20,42 +22,48 @@ struct Op {
 
 std::string str(int n) { return std::to_string(n); }
 
+// "pipeline.stages: must be ...": the field, then what was expected and found.
+[[noreturn]] void refuse(const std::string& text) {
+    const auto colon = text.find(": ");
+    throw SpecError(Diagnostic{{}, text.substr(0, colon), text.substr(colon + 2)});
+}
+
 // Refuse rather than default: every message names the field and what was expected.
 Kind validate(const PipelineInput& in) {
     Kind kind;
     if (in.schedule == "gpipe") kind = Kind::Gpipe;
     else if (in.schedule == "1f1b") kind = Kind::OneFOneB;
     else if (in.schedule == "interleaved") kind = Kind::Interleaved;
-    else throw std::invalid_argument("pipeline.schedule: expected gpipe, 1f1b or interleaved, got '" + in.schedule + "'");
-    if (in.stages < 1) throw std::invalid_argument("pipeline.stages: must be at least 1, got " + str(in.stages));
-    if (in.chunks < 1) throw std::invalid_argument("pipeline.chunks: must be at least 1, got " + str(in.chunks));
+    else refuse("pipeline.schedule: expected gpipe, 1f1b or interleaved, got '" + in.schedule + "'");
+    if (in.stages < 1) refuse("pipeline.stages: must be at least 1, got " + str(in.stages));
+    if (in.chunks < 1) refuse("pipeline.chunks: must be at least 1, got " + str(in.chunks));
     if (in.microBatches < 1)
-        throw std::invalid_argument("pipeline.microBatches: must be at least 1, got " + str(in.microBatches));
+        refuse("pipeline.microBatches: must be at least 1, got " + str(in.microBatches));
     if (kind != Kind::Interleaved && in.chunks != 1)
-        throw std::invalid_argument("pipeline.chunks: only the interleaved schedule has virtual chunks; " + in.schedule +
+        refuse("pipeline.chunks: only the interleaved schedule has virtual chunks; " + in.schedule +
                                     " needs 1, got " + str(in.chunks));
     // Megatron walks micro-batches in groups of p; a short last group stalls the
     // pipeline on dependencies, and Megatron refuses it too.
     if (kind == Kind::Interleaved && in.microBatches % in.stages != 0)
-        throw std::invalid_argument("pipeline.microBatches: the interleaved schedule needs a multiple of stages (" +
+        refuse("pipeline.microBatches: the interleaved schedule needs a multiple of stages (" +
                                     str(in.stages) + "), got " + str(in.microBatches));
     if (in.times.size() != std::size_t(in.stages))
-        throw std::invalid_argument("pipeline.times: expected one row per stage (" + str(in.stages) + "), got " +
+        refuse("pipeline.times: expected one row per stage (" + str(in.stages) + "), got " +
                                     str(int(in.times.size())));
     for (std::size_t s = 0; s < in.times.size(); ++s) {
         if (in.times[s].size() != std::size_t(in.chunks))
-            throw std::invalid_argument("pipeline.times[" + str(int(s)) + "]: expected one entry per chunk (" +
+            refuse("pipeline.times[" + str(int(s)) + "]: expected one entry per chunk (" +
                                         str(in.chunks) + "), got " + str(int(in.times[s].size())));
         for (std::size_t c = 0; c < in.times[s].size(); ++c) {
             const StageTimes& t = in.times[s][c];
             for (double d : {t.forward, t.backward, t.weightGrad})
                 if (!std::isfinite(d) || d < 0)
-                    throw std::invalid_argument("pipeline.times[" + str(int(s)) + "][" + str(int(c)) +
+                    refuse("pipeline.times[" + str(int(s)) + "][" + str(int(c)) +
                                                 "]: durations must be finite and non-negative");
         }
     }
     if (!std::isfinite(in.p2pSeconds) || in.p2pSeconds < 0)
-        throw std::invalid_argument("pipeline.p2pSeconds: must be finite and non-negative");
+        refuse("pipeline.p2pSeconds: must be finite and non-negative");
     return kind;
 }
 

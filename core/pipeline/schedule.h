@@ -95,7 +95,7 @@ struct PipelineResult {
     std::vector<std::vector<int>> peakInFlightPerChunk;  // [stage][chunk] when that peak is first reached
 };
 
-// All four throw std::invalid_argument naming the field when the input cannot be run:
+// All four throw SpecError naming the field when the input cannot be run:
 // an unknown schedule, counts below 1, chunks != 1 outside interleaved,
 // m % p != 0 for interleaved, times of the wrong shape, negative or non-finite times.
 PipelineResult simulatePipeline(const PipelineInput& input);

@@ -10,7 +10,7 @@
 #include <map>
 #include <string>
 
-#include "plan/partition.h"
+#include "pipeline/partition.h"
 #include "spec/scenario.h"
 
 namespace tessera::core {

@@ -3,7 +3,7 @@
 // what was filled, and the diagnostics. Internal to core/resolve.
 #include <algorithm>
 
-#include "io/document.h"
+#include "doc/document.h"
 #include "io/specreader.h"
 #include "io/specwriter.h"
 #include "resolve/resolve.h"

@@ -41,9 +41,9 @@ std::string joined(const std::vector<Diagnostic>& list) {
 }
 }  // namespace
 
-SpecError::SpecError(std::vector<Diagnostic> diagnostics)
+Error::Error(std::vector<Diagnostic> diagnostics)
     : std::runtime_error(joined(diagnostics)), m_diagnostics(std::move(diagnostics)) {}
 
-SpecError::SpecError(Diagnostic diagnostic) : SpecError(std::vector<Diagnostic>{std::move(diagnostic)}) {}
+Error::Error(Diagnostic diagnostic) : Error(std::vector<Diagnostic>{std::move(diagnostic)}) {}
 
 }  // namespace tessera::core

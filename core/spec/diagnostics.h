@@ -38,19 +38,31 @@ private:
     std::vector<Diagnostic> m_list;
 };
 
-// A spec that cannot be used; what() joins the diagnostics one per line.
-class SpecError : public std::runtime_error {
+// The one root of everything Tessera throws: a list of diagnostics, what() joining
+// them one per line. The kind says what went wrong, and so what a front end does
+// with it: SpecError, the input was refused (the CLI exits 2); FileError, a file
+// could not be read or written at all (exit 1); LoadError (doc/document.h), a
+// document that does not parse, a SpecError with one diagnostic; the CLI's
+// UsageError, the command line itself is wrong (exit 64).
+class Error : public std::runtime_error {
 public:
-    explicit SpecError(std::vector<Diagnostic> diagnostics);
-    explicit SpecError(Diagnostic diagnostic);
+    explicit Error(std::vector<Diagnostic> diagnostics);
+    explicit Error(Diagnostic diagnostic);
     const std::vector<Diagnostic>& diagnostics() const { return m_diagnostics; }
 
 private:
     std::vector<Diagnostic> m_diagnostics;
 };
 
-// A file that could not be read at all (missing, unreadable): not the input's
-// fault, so the CLI exits 1 for it rather than 2.
+// An input that cannot be used.
+class SpecError : public Error {
+public:
+    using Error::Error;
+};
+
+// A file that could not be read or written at all (missing, unreadable, a full
+// disk): not the input's fault, so the CLI exits 1 for it rather than 2. It is a
+// SpecError too, so a caller that only asks "can I use this input?" catches both.
 class FileError : public SpecError {
 public:
     using SpecError::SpecError;

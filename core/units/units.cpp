@@ -58,10 +58,30 @@ std::string memoryText(Bytes bytes) {
     return std::to_string(bytes) + " B";
 }
 
-std::string formatGiB(Bytes bytes) {
+std::string gibNumber(Bytes bytes, int decimals) {
     char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.1f GiB", static_cast<double>(bytes) / static_cast<double>(GiB));
+    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, static_cast<double>(bytes) / static_cast<double>(GiB));
     return buffer;
+}
+
+std::string formatGiB(Bytes bytes) { return gibNumber(bytes) + " GiB"; }
+
+std::string gibDelta(Bytes now, Bytes then, int decimals) {
+    const Bytes d = now - then;
+    return (d >= 0 ? "+" : "\u2212") + gibNumber(d >= 0 ? d : -d, decimals);
+}
+
+std::string formatSeconds(double seconds) {
+    if (!std::isfinite(seconds)) return "n/a";
+    auto three = [](double v, const char* unit) {
+        char buffer[64];
+        std::snprintf(buffer, sizeof buffer, "%.*f %s", v >= 99.95 ? 0 : v >= 9.995 ? 1 : 2, v, unit);
+        return std::string(buffer);
+    };
+    const double magnitude = std::abs(seconds);
+    if (magnitude >= 0.9995 || magnitude == 0) return three(seconds, "s");
+    if (magnitude >= 0.0009995) return three(seconds * 1e3, "ms");
+    return three(seconds * 1e6, "\u00b5s");
 }
 
 std::string withThousands(std::int64_t value) {

@@ -29,8 +29,16 @@ std::optional<Bytes> parseMemory(std::string_view text);
 // reads it back to the same byte count.
 std::string memoryText(Bytes bytes);
 
-// "61.2 GiB" (one decimal), for display only.
+// The one place numbers become display text; the engine never rounds through them.
+// "61.2 GiB" (one decimal), and the number alone ("61.2") for columns headed GiB.
 std::string formatGiB(Bytes bytes);
+std::string gibNumber(Bytes bytes, int decimals = 1);
+// A signed difference in GiB: "+1.5", "−3.1" (U+2212), "+0.0" when equal.
+std::string gibDelta(Bytes now, Bytes then, int decimals = 1);
+
+// Three significant figures in the unit that keeps the number at least 1: "13.5 s",
+// "76.8 ms", "50.0 µs", "123 s"; "n/a" when not finite.
+std::string formatSeconds(double seconds);
 
 // Thousands separators: 68,976,648,192.
 std::string withThousands(std::int64_t value);

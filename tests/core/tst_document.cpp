@@ -5,8 +5,8 @@
 #include <cmath>
 #include <fstream>
 
-#include "io/document.h"
-#include "io/emit.h"
+#include "doc/document.h"
+#include "doc/emit.h"
 #include "units/units.h"
 
 using namespace tessera::core;
@@ -200,7 +200,7 @@ private slots:
         try {
             loadDocument("/nonexistent/scenario.yaml");
             QFAIL("loaded a missing file");
-        } catch (const LoadError& e) {
+        } catch (const FileError& e) {  // a file that cannot be opened is not the input's fault
             QVERIFY(QString(e.what()).contains("cannot open"));
         }
     }

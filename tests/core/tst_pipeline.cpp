@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "pipeline/schedule.h"
+#include "spec/diagnostics.h"
 
 using namespace tessera::core;
 
@@ -294,7 +295,7 @@ private slots:
                 if (call == 2) closedFormInFlight(in);
                 if (call == 3) closedFormInFlightPerChunk(in);
                 QFAIL("accepted");
-            } catch (const std::invalid_argument& e) {
+            } catch (const SpecError& e) {
                 QVERIFY2(QString(e.what()).contains(message), e.what());
             }
         }

@@ -2,7 +2,7 @@
 // unchanged; every family and the run defaults read cleanly.
 #include <QtTest>
 
-#include "io/emit.h"
+#include "doc/emit.h"
 #include "io/presets.h"
 #include "io/scenarioio.h"
 #include "io/specreader.h"

@@ -2,7 +2,7 @@
 #include <QtTest>
 
 #include "io/scenarioio.h"
-#include "plan/partition.h"
+#include "pipeline/partition.h"
 #include "resolve/resolve.h"
 
 using namespace tessera::core;

@@ -5,9 +5,9 @@
 #include <QtTest>
 #include <fstream>
 
-#include "io/emit.h"
+#include "doc/emit.h"
 #include "io/scenarioio.h"
-#include "io/trainyaml.h"
+#include "trainyaml/trainyaml.h"
 #include "resolve/resolve.h"
 
 using namespace tessera::core;

@@ -3,13 +3,13 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "io/emit.h"
-#include "io/estimatereport.h"
+#include "doc/emit.h"
+#include "report/estimatereport.h"
 #include "io/hfimport.h"
 #include "io/scenarioio.h"
-#include "io/showreport.h"
+#include "report/showreport.h"
 #include "io/specwriter.h"
-#include "io/trainyaml.h"
+#include "trainyaml/trainyaml.h"
 #include "model/estimate.h"
 #include "model/parameters.h"
 #include "resolve/resolve.h"
@@ -35,9 +35,6 @@ Outcome refused(const SpecError& e) {
     }
     return out;
 }
-
-// The loaders' own refusal (a LoadError) is what the CLI turns into a SpecError.
-SpecError asSpecError(const LoadError& e) { return SpecError(Diagnostic{e.mark(), "", e.message()}); }
 
 void checkFigure(double value, const char* what) {
     if (std::isnan(value)) throw ContractBroken(std::string("the estimate's ") + what + " is NaN");
@@ -79,12 +76,7 @@ Outcome runScenario(std::string_view text, Format format) {
 
 Outcome runHfConfig(std::string_view text) {
     try {
-        Value config;
-        try {
-            config = parseDocument(text, "config.json", Format::Json);
-        } catch (const LoadError& e) {
-            throw asSpecError(e);
-        }
+        const Value config = parseDocument(text, "config.json", Format::Json);
         // As `tessera import-hf`: the section, its fields checked, the model resolved and counted.
         Diagnostics d;
         const Value section = importHfConfig(config, d);
@@ -112,12 +104,7 @@ Outcome runHfConfig(std::string_view text) {
 
 Outcome runTrainYaml(std::string_view text) {
     try {
-        Value train;
-        try {
-            train = parseDocument(text, "train.yaml", Format::Yaml);
-        } catch (const LoadError& e) {
-            throw asSpecError(e);
-        }
+        const Value train = parseDocument(text, "train.yaml", Format::Yaml);
         Diagnostics d;
         Value scenario = scenarioFromTrainYaml(train, fuzzBaseDir(), d);
         d.raiseIfAny();

@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-#include "io/document.h"
+#include "doc/document.h"
 
 namespace tessera::fuzz {
 

@@ -15,6 +15,7 @@
 #include "model/estimate.h"
 #include "pipeline/schedule.h"
 #include "resolve/resolve.h"
+#include "model/evaluation.h"
 #include "views/timelinemapping.h"
 #include "views/timelinewidget.h"
 
@@ -299,18 +300,18 @@ private slots:
             stage.time.forward = 0.5 + s, stage.time.backward = 1, stage.time.weightGrad = 0.25,
             stage.time.recompute = 0.125;
         }
-        const core::PipelineInput merged = ui::pipelineInputFor(e, "interleaved", 2, 4);
+        const core::PipelineInput merged = core::pipelineInputFor(e, "interleaved", 2, 4);
         QCOMPARE(merged.stages, 2);
         QCOMPARE(merged.times[1].size(), std::size_t(2));
         QCOMPARE(merged.times[1][1].forward, 0.75);
         QCOMPARE(merged.times[0][0].backward,
                  (1 + 0.25 + 0.125) / 2);  // recompute and weight gradient in the backward box
         QCOMPARE(merged.times[0][0].weightGrad, 0.0);
-        const core::PipelineInput split = ui::pipelineInputFor(e, "1f1b", 1, 4, ui::WeightGradBoxes::Split);
+        const core::PipelineInput split = core::pipelineInputFor(e, "1f1b", 1, 4, core::WeightGradBoxes::Split);
         QCOMPARE(split.times[0][0].backward, 1.125);
         QCOMPARE(split.times[0][0].weightGrad, 0.25);
         // Merged, the timeline's makespan is the one the estimate's closed form gives.
-        const core::PipelineInput oneFOneB = ui::pipelineInputFor(e, "1f1b", 1, 4);
+        const core::PipelineInput oneFOneB = core::pipelineInputFor(e, "1f1b", 1, 4);
         QCOMPARE(core::simulatePipeline(oneFOneB).makespan, core::closedFormMakespan(oneFOneB));
         QVERIFY(core::simulatePipeline(split).makespan < core::simulatePipeline(oneFOneB).makespan);  // header's caveat
     }
@@ -332,7 +333,7 @@ private slots:
         const core::Estimate e = defaultEstimate(&schedule, &chunks, &microBatches);
         ui::TimelineWidget widget;
         widget.resize(1000, 300);
-        widget.setPipeline(core::simulatePipeline(ui::pipelineInputFor(e, schedule, chunks, microBatches)));
+        widget.setPipeline(core::simulatePipeline(core::pipelineInputFor(e, schedule, chunks, microBatches)));
         widget.setTitle(QString("bubble %1 % · step %2")
                             .arg(100 * e.bubbleFraction, 0, 'f', 1)
                             .arg(ui::durationText(e.stepSeconds)));

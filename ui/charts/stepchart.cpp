@@ -13,7 +13,7 @@
 
 #include "charts/niceaxis.h"
 #include "charts/palette.h"
-#include "io/estimatereport.h"
+#include "report/estimatereport.h"
 
 namespace tessera::ui {
 

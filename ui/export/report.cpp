@@ -14,7 +14,7 @@
 #include <QSaveFile>
 
 #include "forms/scenarioeditor.h"
-#include "io/emit.h"
+#include "doc/emit.h"
 #include "mainwindow/mainwindow.h"
 #include "views/timelinewidget.h"
 

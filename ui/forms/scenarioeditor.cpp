@@ -15,7 +15,7 @@
 #include "io/scenarioio.h"
 #include "io/specreader.h"
 #include "io/specwriter.h"
-#include "io/emit.h"
+#include "doc/emit.h"
 #include "spec/searchspec.h"
 
 namespace tessera::ui {

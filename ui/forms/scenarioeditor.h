@@ -8,7 +8,7 @@
 #include <map>
 #include <optional>
 
-#include "io/document.h"
+#include "doc/document.h"
 #include "spec/scenario.h"
 
 class QComboBox;

@@ -5,7 +5,7 @@
 #include <QLabel>
 #include <QLineEdit>
 
-#include "io/emit.h"
+#include "doc/emit.h"
 
 namespace tessera::ui {
 

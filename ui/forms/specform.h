@@ -9,7 +9,7 @@
 #include <map>
 #include <vector>
 
-#include "io/document.h"
+#include "doc/document.h"
 #include "io/specwriter.h"
 #include "spec/diagnostics.h"
 #include "spec/field.h"

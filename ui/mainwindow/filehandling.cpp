@@ -29,10 +29,10 @@
 
 #include "export/savefile.h"
 #include "forms/scenarioeditor.h"
-#include "io/emit.h"
+#include "doc/emit.h"
 #include "io/hfimport.h"
 #include "io/scenarioio.h"
-#include "io/trainyaml.h"
+#include "trainyaml/trainyaml.h"
 #include "mainwindow/mainwindow.h"
 
 namespace tessera::ui {

@@ -33,14 +33,14 @@
 #include "forms/scenarioeditor.h"
 #include "charts/paretochart.h"
 #include "charts/stepchart.h"
-#include "io/searchreport.h"
+#include "report/searchreport.h"
 #include "models/candidatesmodel.h"
-#include "io/estimatereport.h"
+#include "report/estimatereport.h"
 #include "io/presets.h"
 #include "io/scenarioio.h"
-#include "io/showreport.h"
+#include "report/showreport.h"
 #include "models/stagememorymodel.h"
-#include "pipeline/schedule.h"
+#include "model/evaluation.h"
 #include "views/timelinemapping.h"
 #include "views/timelinewidget.h"
 
@@ -334,7 +334,7 @@ void MainWindow::showEstimate(const core::ResolvedScenario& r, const core::Estim
     const core::ExecSpec& exec = r.scenario.exec;
     try {
         const core::PipelineResult pipeline =
-            core::simulatePipeline(pipelineInputFor(e, *exec.pp_schedule, int(*exec.vpp), int(*exec.micro_batch_num)));
+            core::simulatePipeline(core::pipelineInputFor(e, *exec.pp_schedule, int(*exec.vpp), int(*exec.micro_batch_num)));
         m_timeline->setPipeline(pipeline);
         m_timeline->setMaximumHeight(std::max(m_timeline->minimumSizeHint().height(), m_timeline->naturalHeight()));
         const QString versus = m_baseline ? tr(" (baseline %1)").arg(QString::fromStdString(core::formatSeconds(m_baseline->stepSeconds)))
@@ -342,7 +342,7 @@ void MainWindow::showEstimate(const core::ResolvedScenario& r, const core::Estim
         m_timeline->setTitle(tr("idle %1 % of all stages' time (bubble on the slowest stage %2 %) · step %3%4")
                                  .arg(pipeline.bubbleFraction * 100, 0, 'f', 1).arg(e.bubbleFraction * 100, 0, 'f', 1)
                                  .arg(QString::fromStdString(core::formatSeconds(e.stepSeconds)), versus));
-    } catch (const std::invalid_argument&) {
+    } catch (const core::SpecError&) {
         m_timeline->setPipeline({});  // a schedule the simulator cannot run
     }
     const core::StageEstimate& peak = e.stages[std::size_t(e.peakStage)];

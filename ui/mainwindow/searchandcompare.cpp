@@ -9,7 +9,8 @@
 #include <QStatusBar>
 
 #include "charts/paretochart.h"
-#include "io/searchreport.h"
+#include "report/searchreport.h"
+#include "search/strategy.h"
 #include "mainwindow/mainwindow.h"
 #include "models/candidatesmodel.h"
 #include "models/stagememorymodel.h"
@@ -44,7 +45,7 @@ void MainWindow::cancelSearch() {
 
 void MainWindow::pickCandidate(const core::Candidate& candidate) {
     if (!m_scenario) return;
-    evaluate(core::scenarioWithCandidate(*m_scenario, candidate));
+    evaluate(core::scenarioFor(*m_scenario, candidate));
     statusBar()->showMessage(tr("Loaded %1").arg(QString::fromStdString(candidate.label())), 5000);
 }
 

@@ -2,7 +2,7 @@
 
 #include <QLocale>
 
-#include "io/estimatereport.h"
+#include "report/estimatereport.h"
 
 namespace tessera::ui {
 

@@ -307,18 +307,7 @@ std::vector<TimelineTick> TimelineLayout::ticks() const {
     return out;
 }
 
-QString durationText(double seconds) {
-    auto three = [](double v, const char* unit) {
-        return QString::number(v, 'f',
-                               v >= 99.95   ? 0
-                               : v >= 9.995 ? 1
-                                            : 2) +
-               QLatin1Char(' ') + QString::fromUtf8(unit);
-    };
-    if (seconds >= 0.9995) return three(seconds, "s");
-    if (seconds >= 0.0009995) return three(seconds * 1e3, "ms");
-    return three(seconds * 1e6, "µs");
-}
+QString durationText(double seconds) { return QString::fromStdString(core::formatSeconds(seconds)); }
 
 QString phaseName(core::Phase phase) {
     switch (phase) {
@@ -353,24 +342,6 @@ QString describe(const TimelineBubble& b) {
     return tr("stage %1 · bubble (idle) · %2 (%3)")
         .arg(b.stage)
         .arg(durationText(b.end - b.start), rangeText(b.start, b.end));
-}
-
-core::PipelineInput pipelineInputFor(const core::Estimate& estimate, const std::string& schedule, int chunks,
-                                     int microBatches, WeightGradBoxes weightGrad) {
-    core::PipelineInput in;
-    in.schedule = schedule;
-    in.stages = int(estimate.stages.size());
-    in.chunks = chunks;
-    in.microBatches = microBatches;
-    const int v = std::max(chunks, 1);  // simulatePipeline refuses chunks < 1 by name
-    for (const core::StageEstimate& stage : estimate.stages) {
-        const core::StageTime& t = stage.time;
-        const bool split = weightGrad == WeightGradBoxes::Split;
-        const core::StageTimes perChunk{t.forward / v, (t.backward + t.recompute + (split ? 0 : t.weightGrad)) / v,
-                                        split ? t.weightGrad / v : 0};
-        in.times.emplace_back(std::size_t(v), perChunk);
-    }
-    return in;
 }
 
 }  // namespace tessera::ui

@@ -155,19 +155,4 @@ QString bandLabel(const TimelineBand& band);  // "steady state: 496 micro-batche
 QString describe(const TimelineBand& band);
 QString describe(const TimelineBubble& bubble);
 
-// Whether the weight gradient gets boxes of its own. Tessera's cost model runs the
-// backward as one piece, as Megatron-LM's 1f1b does (the input gradient leaves the
-// stage only when the weight gradient is done too), so Merged draws the makespan the
-// estimate reports; Split draws a zero-bubble-style split backward, which sends the
-// input gradient upstream earlier and so shows a slightly shorter step.
-enum class WeightGradBoxes { Merged, Split };
-
-// The simulator's input for an estimate's strategy. Estimate times are per
-// micro-batch over all of a stage's chunks, so each chunk gets 1/chunks of them. The
-// recompute (re-running forward pieces to rebuild dropped activations) happens at
-// the start of the backward, so it is inside the backward box. No p2p: the
-// estimate's closed forms leave it out too.
-core::PipelineInput pipelineInputFor(const core::Estimate& estimate, const std::string& schedule, int chunks,
-                                     int microBatches, WeightGradBoxes weightGrad = WeightGradBoxes::Merged);
-
 }  // namespace tessera::ui

@@ -1,6 +1,6 @@
-#include "io/showreport.h"
+#include "report/showreport.h"
 
-#include "io/emit.h"
+#include "doc/emit.h"
 #include "io/scenarioio.h"
 #include "io/specwriter.h"
 #include "units/units.h"

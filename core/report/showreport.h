@@ -3,7 +3,7 @@
 // marked, and the parameter counts. Also the values the GUI shows.
 #include <string>
 
-#include "io/document.h"
+#include "doc/document.h"
 #include "model/parameters.h"
 #include "resolve/resolve.h"
 

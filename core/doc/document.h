@@ -8,7 +8,6 @@
 // (true/false, ~/null, decimal/0x/0o integers, floats with .inf/.nan); a quoted
 // scalar is always a string, so `"8"` is text, not a number.
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -84,20 +83,14 @@ struct Value::Entry {
 
 inline void Value::push(Value v) { m_items.push_back(std::move(v)); }
 
-// A document that could not be read at all. what() is the whole message,
-// "file:line:column: message".
-class LoadError : public std::runtime_error {
+// A document that does not parse (syntax, a guard rail, a duplicate key): a
+// SpecError with one diagnostic, "file:line:column: message". A file that cannot be
+// opened or read at all is a FileError instead (loadDocument).
+class LoadError : public SpecError {
 public:
-    LoadError(Mark mark, const std::string& message, bool unreadable = false);
-    const Mark& mark() const { return m_mark; }
-    // The file could not be opened or read (as opposed to read and refused).
-    bool unreadable() const { return m_unreadable; }
-    const std::string& message() const { return m_message; }
-
-private:
-    Mark m_mark;
-    std::string m_message;
-    bool m_unreadable = false;
+    LoadError(Mark mark, const std::string& message);
+    const Mark& mark() const { return diagnostics().front().mark; }
+    const std::string& message() const { return diagnostics().front().message; }
 };
 
 inline constexpr std::size_t kMaxFileBytes = 4u << 20;  // scenarios and HF configs are kilobytes
@@ -110,7 +103,8 @@ Format formatForName(std::string_view fileName);
 
 // Parse text; `name` is used in marks and messages. Throws LoadError.
 Value parseDocument(std::string_view text, const std::string& name, Format format);
-// Read and parse a file, refusing it before reading when it is too large.
+// Read and parse a file, refusing it before reading when it is too large. Throws
+// FileError when it cannot be opened or read, LoadError when it does not parse.
 Value loadDocument(const std::string& path);
 
 // Core-schema typing of one plain (unquoted) YAML scalar; throws LoadError for

@@ -1,4 +1,4 @@
-#include "io/document.h"
+#include "doc/document.h"
 
 #include <algorithm>
 #include <charconv>
@@ -11,11 +11,7 @@
 
 namespace tessera::core {
 
-LoadError::LoadError(Mark mark, const std::string& message, bool unreadable)
-    : std::runtime_error(mark.text().empty() ? message : mark.text() + ": " + message),
-      m_mark(std::move(mark)),
-      m_message(message),
-      m_unreadable(unreadable) {}
+LoadError::LoadError(Mark mark, const std::string& message) : SpecError(Diagnostic{std::move(mark), "", message}) {}
 
 // ---- Value -------------------------------------------------------------------
 
@@ -206,9 +202,9 @@ Value typePlainScalar(const std::string& text, const Mark& mark) {
 
 Value loadDocument(const std::string& path) {
     std::ifstream in(path, std::ios::binary | std::ios::ate);
-    if (!in) throw LoadError(Mark{path}, "cannot open the file", true);
+    if (!in) throw FileError(Diagnostic{Mark{path}, "", "cannot open the file"});
     const std::streamoff size = in.tellg();
-    if (size < 0) throw LoadError(Mark{path}, "cannot read the file", true);
+    if (size < 0) throw FileError(Diagnostic{Mark{path}, "", "cannot read the file"});
     if (static_cast<std::size_t>(size) > kMaxFileBytes)
         throw LoadError(Mark{path}, "the file is " + withThousands(size) +
                                         " bytes; the limit is " + withThousands(kMaxFileBytes) +
@@ -216,7 +212,7 @@ Value loadDocument(const std::string& path) {
     in.seekg(0);
     std::string text(static_cast<std::size_t>(size), '\0');
     in.read(text.data(), size);
-    if (!in) throw LoadError(Mark{path}, "cannot read the file", true);
+    if (!in) throw FileError(Diagnostic{Mark{path}, "", "cannot read the file"});
     return parseDocument(text, path, formatForName(path));
 }
 

@@ -1,4 +1,4 @@
-#include "io/trainyaml.h"
+#include "trainyaml/trainyaml.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -6,12 +6,12 @@
 #include <set>
 #include <span>
 
-#include "io/emit.h"
+#include "doc/emit.h"
 #include "io/scenarioio.h"
 #include "io/specreader.h"
 #include "io/specwriter.h"
 
-#include "io/trainyamlshared.h"
+#include "trainyaml/shared.h"
 
 namespace tessera::core {
 

@@ -1,4 +1,4 @@
-#include "plan/partition.h"
+#include "pipeline/partition.h"
 
 #include <numeric>
 

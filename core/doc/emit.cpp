@@ -1,4 +1,4 @@
-#include "io/emit.h"
+#include "doc/emit.h"
 
 #include <cmath>
 

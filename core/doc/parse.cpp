@@ -12,7 +12,7 @@
 #include <sstream>
 #include <nlohmann/json.hpp>
 
-#include "io/document.h"
+#include "doc/document.h"
 
 namespace tessera::core {
 

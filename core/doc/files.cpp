@@ -1,14 +1,15 @@
-#include "io/files.h"
+#include "doc/files.h"
 
 #include <filesystem>
 #include <fstream>
-#include <stdexcept>
+
+#include "spec/diagnostics.h"
 
 namespace tessera::core {
 
 void writeFileAtomically(const std::string& path, const std::string& text, bool replace) {
     namespace fs = std::filesystem;
-    if (fs::exists(path) && !replace) throw std::runtime_error(path + " exists; pass --force to replace it");
+    if (fs::exists(path) && !replace) throw FileError(Diagnostic{Mark{path}, "", "exists; pass --force to replace it"});
     const std::string temp = path + ".tessera-tmp";
     {
         std::ofstream out(temp, std::ios::binary | std::ios::trunc);
@@ -20,7 +21,7 @@ void writeFileAtomically(const std::string& path, const std::string& text, bool 
         if (!out || fs::file_size(temp, sizeError) != text.size() || sizeError) {
             std::error_code ignored;
             fs::remove(temp, ignored);
-            throw std::runtime_error("cannot write " + path);
+            throw FileError(Diagnostic{Mark{path}, "", "cannot write the file (is the disk full?)"});
         }
     }
     std::error_code ec;
@@ -28,7 +29,7 @@ void writeFileAtomically(const std::string& path, const std::string& text, bool 
     if (ec) {
         std::error_code ignored;
         fs::remove(temp, ignored);
-        throw std::runtime_error("cannot write " + path + ": " + ec.message());
+        throw FileError(Diagnostic{Mark{path}, "", "cannot write the file: " + ec.message()});
     }
 }
 

@@ -1,4 +1,4 @@
-#include "io/estimatereport.h"
+#include "report/estimatereport.h"
 
 #include <cmath>
 #include <cstdio>
@@ -16,9 +16,7 @@ std::string printf(const char* format, auto... args) {
     return buffer;
 }
 
-std::string gib(Bytes b) {
-    return printf("%.1f", static_cast<double>(b) / static_cast<double>(GiB));
-}
+}  // namespace
 
 std::string strategyLine(const ResolvedScenario& r) {
     const ExecSpec& e = r.scenario.exec;
@@ -33,26 +31,38 @@ std::string strategyLine(const ResolvedScenario& r) {
     return line;
 }
 
-}  // namespace
+std::string headline(const ResolvedScenario& r) {
+    const Scenario& s = r.scenario;
+    return printf("%s on %lld × %s", s.model.name.value_or("model").c_str(), (long long)*s.cluster.devices,
+                  s.cluster.device->name->c_str());
+}
 
-std::string formatSeconds(double seconds) {
-    if (!std::isfinite(seconds)) return "n/a";
-    if (seconds < 1) return printf("%.3g ms", seconds * 1e3);
-    return printf("%.3g s", seconds);
+std::vector<std::string> keyFigures(const Estimate& e) {
+    std::vector<std::string> out;
+    out.push_back(printf("Peak %s GiB of %s GiB (stage %d): %s", gibNumber(e.peakMemory).c_str(), gibNumber(e.deviceMemory).c_str(),
+                         e.peakStage, e.fits ? "fits" : "DOES NOT FIT"));
+    out.push_back(printf("Step %s · %s tokens/s · MFU %.1f %% · bubble %.1f %%", formatSeconds(e.stepSeconds).c_str(),
+                         withThousands(std::llround(e.tokensPerSecond)).c_str(), e.mfu * 100, e.bubbleFraction * 100));
+    const TimeBreakdown& b = e.breakdown;
+    out.push_back(printf("Where the step goes: compute %s · recompute %s · exposed communication %s · bubble %s · optimizer %s",
+                         formatSeconds(b.compute).c_str(), formatSeconds(b.recompute).c_str(),
+                         formatSeconds(b.communicationExposed).c_str(), formatSeconds(b.bubble).c_str(),
+                         formatSeconds(b.optimizer).c_str()));
+    out.push_back(printf("Parameters: %s in all, at most %s on one device", withThousands(e.totalParameters).c_str(),
+                         withThousands(std::llround(e.perDeviceMaxParameters)).c_str()));
+    return out;
 }
 
 std::string estimateText(const ResolvedScenario& r, const Estimate& e) {
-    const Scenario& s = r.scenario;
-    std::string out = printf("%s on %lld × %s\n%s\n\n", s.model.name.value_or("model").c_str(), (long long)*s.cluster.devices,
-                             s.cluster.device->name->c_str(), strategyLine(r).c_str());
+    std::string out = headline(r) + "\n" + strategyLine(r) + "\n\n";
     out += "Memory per device, GiB (2^30 bytes)\n";
     out += "stage layers in-flight   params  grads  optim master  activ buffers working   total\n";
     for (const StageEstimate& st : e.stages) {
         const StageMemory& m = st.memory;
         out += printf("%5d %6lld %9lld %8s %6s %6s %6s %6s %7s %7s %7s%s\n", st.stage, (long long)st.layers,
-                      (long long)st.inFlightMicroBatches, gib(m.parameters).c_str(), gib(m.gradients).c_str(),
-                      gib(m.optimizerStates).c_str(), gib(m.mainParameters).c_str(), gib(m.activations).c_str(),
-                      gib(m.buffers).c_str(), gib(m.working).c_str(), gib(m.total()).c_str(),
+                      (long long)st.inFlightMicroBatches, gibNumber(m.parameters).c_str(), gibNumber(m.gradients).c_str(),
+                      gibNumber(m.optimizerStates).c_str(), gibNumber(m.mainParameters).c_str(), gibNumber(m.activations).c_str(),
+                      gibNumber(m.buffers).c_str(), gibNumber(m.working).c_str(), gibNumber(m.total()).c_str(),
                       m.total() > e.deviceMemory ? "  over" : "");
     }
     out += "\nTime per micro-batch on each stage\n";
@@ -63,17 +73,8 @@ std::string estimateText(const ResolvedScenario& r, const Estimate& e) {
                       formatSeconds(t.backward).c_str(), formatSeconds(t.weightGrad).c_str(),
                       formatSeconds(t.recompute).c_str(), formatSeconds(t.communication).c_str());
     }
-    out += printf("\nPeak %s GiB of %s GiB (stage %d): %s\n", gib(e.peakMemory).c_str(), gib(e.deviceMemory).c_str(),
-                  e.peakStage, e.fits ? "fits" : "DOES NOT FIT");
-    out += printf("Step %s · %s tokens/s · MFU %.1f %% · bubble %.1f %%\n", formatSeconds(e.stepSeconds).c_str(),
-                  withThousands(std::llround(e.tokensPerSecond)).c_str(), e.mfu * 100, e.bubbleFraction * 100);
-    const TimeBreakdown& b = e.breakdown;
-    out += printf("Where the step goes: compute %s · recompute %s · exposed communication %s · bubble %s · optimizer %s\n",
-                  formatSeconds(b.compute).c_str(), formatSeconds(b.recompute).c_str(),
-                  formatSeconds(b.communicationExposed).c_str(), formatSeconds(b.bubble).c_str(),
-                  formatSeconds(b.optimizer).c_str());
-    out += printf("Parameters: %s in all, at most %s on one device\n", withThousands(e.totalParameters).c_str(),
-                  withThousands(std::llround(e.perDeviceMaxParameters)).c_str());
+    out += "\n";
+    for (const std::string& line : keyFigures(e)) out += line + "\n";
     return out;
 }
 

@@ -38,7 +38,7 @@
 #include <string>
 #include <vector>
 
-#include "io/document.h"
+#include "doc/document.h"
 #include "resolve/resolve.h"
 
 namespace tessera::core {

@@ -6,8 +6,8 @@
 
 namespace tessera::core {
 
-// Throws std::runtime_error naming the path: it exists (and replace is false), or it
-// could not be written.
+// Throws FileError at the path: it exists (and replace is false), or it could not be
+// written.
 void writeFileAtomically(const std::string& path, const std::string& text, bool replace);
 
 }  // namespace tessera::core

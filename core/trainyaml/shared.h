@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "io/document.h"
+#include "doc/document.h"
 #include "spec/clusterspec.h"
 #include "spec/execspec.h"
 #include "spec/modelspec.h"

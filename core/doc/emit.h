@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "io/document.h"
+#include "doc/document.h"
 
 namespace tessera::core {
 

@@ -1,59 +1,17 @@
-#include "io/searchreport.h"
+#include "report/searchreport.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "io/emit.h"
-#include "io/estimatereport.h"
+#include "doc/emit.h"
+#include "io/specwriter.h"
+#include "search/strategy.h"
 #include "units/units.h"
 
 namespace tessera::core {
 
-Value candidateExec(const Candidate& c) {
-    Value e = Value::map();
-    e.set("dp", Value::integer(c.dp));
-    e.set("tp", Value::integer(c.tp));
-    e.set("pp", Value::integer(c.pp));
-    e.set("vpp", Value::integer(c.vpp));
-    e.set("cp", Value::integer(c.cp));
-    e.set("ep", Value::integer(c.ep));
-    e.set("etp", Value::integer(c.etp));
-    e.set("micro_batch_size", Value::integer(c.mbs));
-    e.set("micro_batch_num", Value::integer(c.mbn));
-    e.set("sequence_parallel", Value::boolean(c.sp));
-    e.set("optimizer_parallel", Value::boolean(c.optimizerSharded));
-    if (c.optimizerShard > 0) e.set("optimizer_shard", Value::integer(c.optimizerShard));
-    e.set("grad_shard", Value::boolean(c.gradSharded));
-    e.set("grad_shard_as_params", Value::boolean(c.fsdp));
-    e.set("recompute", Value::string(recomputeName(c.recompute)));
-    e.set("pp_schedule", Value::string(scheduleName(c.schedule)));
-    return e;
-}
-
-Scenario scenarioWithCandidate(const Scenario& scenario, const Candidate& c) {
-    Scenario out = scenario;
-    ExecSpec& e = out.exec;
-    e.dp = c.dp, e.tp = c.tp, e.pp = c.pp, e.vpp = c.vpp, e.cp = c.cp, e.ep = c.ep, e.etp = c.etp;
-    e.micro_batch_size = c.mbs, e.micro_batch_num = c.mbn, e.global_batch_size = c.mbs * c.mbn * c.dp;
-    e.sequence_parallel = c.sp;
-    e.optimizer_parallel = c.optimizerSharded, e.grad_shard = c.gradSharded, e.grad_shard_as_params = c.fsdp;
-    e.optimizer_shard.reset();  // derived again (the whole data-parallel group) unless the candidate chose one
-    if (c.optimizerShard > 0 && c.optimizerSharded) e.optimizer_shard = c.optimizerShard;
-    e.pp_schedule = scheduleName(c.schedule);
-    e.full_recompute.reset(), e.selective_recompute.reset(), e.offset.reset(), e.pp_partition.reset();
-    e.recompute = std::vector<RecomputeRange>{RecomputeRange{0, std::nullopt, recomputeName(c.recompute), std::nullopt}};
-    out.search.reset();
-    return out;
-}
-
 namespace {
-
-std::string gib(Bytes b) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.1f", double(b) / double(GiB));
-    return buffer;
-}
 
 std::string row(std::size_t rank, const Candidate& c) {
     char buffer[256];
@@ -61,7 +19,7 @@ std::string row(std::size_t rank, const Candidate& c) {
                   rank, (long long)c.dp, (long long)c.tp, (long long)c.pp, (long long)c.vpp, (long long)c.cp, (long long)c.ep,
                   (long long)c.mbs, (long long)c.mbn, c.sp ? "yes" : "no",
                   c.fsdp ? "fsdp" : c.gradSharded ? "zero2" : c.optimizerSharded ? "zero1" : "none",
-                  recomputeName(c.recompute).c_str(), scheduleName(c.schedule).c_str(), gib(c.peakMemory).c_str(),
+                  recomputeName(c.recompute).c_str(), scheduleName(c.schedule).c_str(), gibNumber(c.peakMemory).c_str(),
                   formatSeconds(c.stepSeconds).c_str(), withThousands(std::llround(c.tokensPerSecond)).c_str());
     return buffer;
 }
@@ -69,7 +27,7 @@ std::string row(std::size_t rank, const Candidate& c) {
 const char* kHeader = "rank   dp  tp  pp  vpp  cp  ep  mbs  mb#   sp shard  recompute  schedule     peak GiB       step     tokens/s\n";
 
 nlohmann::ordered_json candidateJson(const Candidate& c) {
-    return {{"strategy", toJson(candidateExec(c))},
+    return {{"strategy", toJson(SpecWriter::write(strategyExec(c)))},
             {"peak_memory_bytes", c.peakMemory},
             {"step_time_s", c.stepSeconds},
             {"tokens_per_second", c.tokensPerSecond},
@@ -89,7 +47,7 @@ std::string searchText(const SearchSetup& setup, const SearchResult& r, std::siz
                   r.cancelled ? " - cancelled" : "");
     out += line;
     std::snprintf(line, sizeof line, "%s valid and priced, %s fit in %s GiB\n", withThousands(std::int64_t(r.evaluated)).c_str(),
-                  withThousands(std::int64_t(r.feasible)).c_str(), gib(s.memoryLimit).c_str());
+                  withThousands(std::int64_t(r.feasible)).c_str(), gibNumber(s.memoryLimit).c_str());
     out += line;
     if (!r.refused.empty()) {
         out += "\nRefused:\n";

@@ -1,0 +1,32 @@
+#include "search/strategy.h"
+
+#include "spec/overlay.h"
+
+namespace tessera::core {
+
+ExecSpec strategyExec(const Candidate& c) {
+    ExecSpec e;
+    e.dp = c.dp, e.tp = c.tp, e.pp = c.pp, e.vpp = c.vpp, e.cp = c.cp, e.ep = c.ep, e.etp = c.etp;
+    e.micro_batch_size = c.mbs, e.micro_batch_num = c.mbn, e.global_batch_size = c.mbs * c.mbn * c.dp;
+    e.sequence_parallel = c.sp;
+    e.optimizer_parallel = c.optimizerSharded, e.grad_shard = c.gradSharded, e.grad_shard_as_params = c.fsdp;
+    if (c.optimizerShard > 0) e.optimizer_shard = c.optimizerShard;  // 0: the whole group, as unstated means
+    e.pp_schedule = scheduleName(c.schedule);
+    e.recompute = std::vector<RecomputeRange>{RecomputeRange{0, std::nullopt, recomputeName(c.recompute), std::nullopt}};
+    return e;
+}
+
+ExecSpec execFor(const ExecSpec& stated, const Candidate& c) {
+    ExecSpec e = stated;
+    e.full_recompute.reset(), e.selective_recompute.reset();
+    overlay(e, strategyExec(c));
+    return e;
+}
+
+Scenario scenarioFor(const Scenario& stated, const Candidate& c) {
+    Scenario out = stated;
+    out.exec = execFor(stated.exec, c);
+    return out;
+}
+
+}  // namespace tessera::core
