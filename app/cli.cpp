@@ -218,13 +218,16 @@ std::string usage() {
                                           per-stage memory and step time of the scenario's strategy
        tessera search FILE [--set S.K=V ...] [--threads N] [--top N] [--json]
                       [-o TRAIN.yaml [--pick N] [--train-yaml ORIGINAL.yaml] [--force]]
-                                          search the scenario's strategy space (its search
-                                          section); -o writes the resolved train.yaml
+                                          search the scenario's strategy space: its search
+                                          section, or with none the default space (every
+                                          axis but etp and optimizer_shard auto; devices,
+                                          global batch and the rest of exec as stated);
+                                          -o writes the resolved train.yaml
        tessera presets                    list the built-in models, devices and scenarios
        tessera import-hf CONFIG.json [-o MODEL.yaml] [--force]
                                           turn a Hugging Face config.json into a model section
 )" + importTrainUsage() + R"(       tessera report FILE -o REPORT.pdf [--force]
-                                          the capacity-review PDF (runs the scenario's search)
+                                          the capacity-review PDF (runs the search, as search does)
        tessera --screenshot OUT.png [FILE] [--view memory|pipeline|pareto|candidates|estimate|scenario|window]
                         [--size 1600x1000]  a picture of the app, headless with QT_QPA_PLATFORM=offscreen
        tessera --help | --version

@@ -166,6 +166,9 @@ CostInput runCostInput(const ResolvedScenario& r) {
                      : *e.cp_algo == "hybrid_cp" ? CpAlgorithm::Hybrid
                                                  : CpAlgorithm::Ring;
     st.mtpOnStages = *e.mtp_in_offset;
+    // Run switches a search does not vary (searchAxes() marks them unsearched).
+    st.reshard = *e.reshard_params;
+    st.shardSpansCp = *e.shard_spans_cp;
     return in;
 }
 
@@ -180,8 +183,6 @@ CostInput costInput(const ResolvedScenario& r) {
     st.optimizerSharded = *e.optimizer_parallel;
     st.gradSharded = *e.grad_shard;
     st.fsdp = *e.grad_shard_as_params;
-    st.reshard = *e.reshard_params;
-    st.shardSpansCp = *e.shard_spans_cp;
     st.optimizerShard = st.optimizerSharded ? *e.optimizer_shard : 1;
     const std::int64_t expertReplicas = st.dp * st.tp * st.cp / std::max<std::int64_t>(1, st.ep * st.etp);
     st.expertShard = st.optimizerSharded ? e.expert_shard.value_or(expertReplicas) : 1;

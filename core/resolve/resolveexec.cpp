@@ -48,6 +48,19 @@ void Resolver::resolveExecRun() {
     for (auto [key, field] : {std::pair{"param_bytes", &e.param_bytes}, {"compute_bytes", &e.compute_bytes},
                               {"softmax_bytes", &e.softmax_bytes}, {"norm_bytes", &e.norm_bytes}})
         if (*field == 0) refuse(std::string("exec.") + key, "a tensor cannot take 0 bytes per element");
+    // Rules no strategy changes, checked here so a search refuses them before it starts.
+    if (e.seq_length) {
+        const std::int64_t s = *e.seq_length;
+        if (e.seq_split && s % *e.seq_split != 0)
+            refuse("exec.seq_split", "must divide seq_length (" + num(s) + "), got " + num(*e.seq_split));
+        if (m.position_embedding == "learned" && m.max_position_embeddings && s > *m.max_position_embeddings)
+            refuse("exec.seq_length", "learned positions cover " + num(*m.max_position_embeddings) + " tokens, got " + num(s));
+    }
+    if (!isMoe(m) && e.capacity_factor) refuse("exec.capacity_factor", "applies to mixture-of-experts models only");
+    // The device must have a peak for the compute dtype.
+    if (const DeviceSpec& d = *cluster().device; d.peak_tflops && !d.peak_tflops->contains(*e.compute_dtype))
+        refuse("exec.compute_dtype", "the device (" + d.name.value_or("?") + ") has no " + *e.compute_dtype +
+                                         " peak; choose a dtype it lists under peak_tflops");
 
 }
 
@@ -97,16 +110,11 @@ void Resolver::resolveExecStrategy() {
                                   ") and seq_length (" + num(s) + ") must be multiples of cp (" + num(cp) + ")");
         if (*e.sequence_parallel && s % (tp * cp) != 0)
             refuse("exec.sequence_parallel", "seq_length (" + num(s) + ") must be a multiple of tp·cp (" + num(tp * cp) + ")");
-        if (e.seq_split && s % *e.seq_split != 0)
-            refuse("exec.seq_split", "must divide seq_length (" + num(s) + "), got " + num(*e.seq_split));
-        if (m.position_embedding == "learned" && m.max_position_embeddings && s > *m.max_position_embeddings)
-            refuse("exec.seq_length", "learned positions cover " + num(*m.max_position_embeddings) + " tokens, got " + num(s));
     }
 
     // Experts.
     if (!isMoe(m)) {
         if (ep > 1) refuse("exec.ep", "needs a mixture-of-experts model, and this one has no routed experts");
-        if (e.capacity_factor) refuse("exec.capacity_factor", "applies to mixture-of-experts models only");
     } else {
         const std::int64_t experts = *m.num_experts, etp = expertTp(e);
         if (experts % ep != 0) refuse("exec.ep", "must divide num_experts (" + num(experts) + "), got " + num(ep));
@@ -219,11 +227,6 @@ void Resolver::resolveExecStrategy() {
     }
     if (*e.selective_rule == "mindformers" && !*e.sequence_parallel && e.selective_comm_recompute)
         refuse("exec.selective_comm_recompute", "recomputes the sequence-parallel all-gather, and sequence_parallel is false");
-
-    // The device must have a peak for the compute dtype.
-    if (const DeviceSpec& d = *cluster().device; d.peak_tflops && !d.peak_tflops->contains(*e.compute_dtype))
-        refuse("exec.compute_dtype", "the device (" + d.name.value_or("?") + ") has no " + *e.compute_dtype +
-                                         " peak; choose a dtype it lists under peak_tflops");
 }
 
 }  // namespace tessera::core::detail

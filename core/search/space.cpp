@@ -34,15 +34,14 @@ std::vector<std::int64_t> divisors(std::int64_t n, std::int64_t atMost) {
     return out;
 }
 
-const SearchAxis* axis(const Scenario& s, std::string_view key) {
-    if (!s.search) return nullptr;
-    for (const SearchAxis& a : s.search->space)
+const SearchAxis* axis(const SearchSpec& s, std::string_view key) {
+    for (const SearchAxis& a : s.space)
         if (a.key == key) return &a;
     return nullptr;
 }
 
 // The candidates of an integer axis: listed, `auto` (the given bound), or the exec's value.
-std::vector<std::int64_t> counts(const Scenario& s, std::string_view key, const std::optional<std::int64_t>& stated,
+std::vector<std::int64_t> counts(const SearchSpec& s, std::string_view key, const std::optional<std::int64_t>& stated,
                                  std::vector<std::int64_t> automatic, std::vector<std::string>& varied) {
     const SearchAxis* a = axis(s, key);
     if (!a) return stated ? std::vector<std::int64_t>{*stated} : std::vector<std::int64_t>{1};
@@ -53,7 +52,7 @@ std::vector<std::int64_t> counts(const Scenario& s, std::string_view key, const 
     return out;
 }
 
-std::vector<bool> flags(const Scenario& s, std::string_view key, const std::optional<bool>& stated,
+std::vector<bool> flags(const SearchSpec& s, std::string_view key, const std::optional<bool>& stated,
                         std::vector<std::string>& varied) {
     const SearchAxis* a = axis(s, key);
     if (!a) return {stated.value_or(false)};
@@ -64,14 +63,34 @@ std::vector<bool> flags(const Scenario& s, std::string_view key, const std::opti
     return out;
 }
 
-RecomputeMode statedRecompute(const ExecSpec& e) {
-    if (e.recompute && e.recompute->size() == 1 && e.recompute->front().first == 0 && !e.recompute->front().count) {
-        const std::string& o = e.recompute->front().option;
-        return o == "full" ? RecomputeMode::Full : o == "selective" ? RecomputeMode::Selective : RecomputeMode::None;
+RecomputeMode modeOf(const std::string& option) {
+    return option == "full" ? RecomputeMode::Full : option == "selective" ? RecomputeMode::Selective : RecomputeMode::None;
+}
+
+// The stated recompute as the one option for every layer the search carries, or
+// nullopt when it says more than that (ranges, ops, per-stage counts).
+std::optional<RecomputeMode> statedRecompute(const ExecSpec& e) {
+    if (e.recompute) {
+        if (e.recompute->empty()) return RecomputeMode::None;  // no range: no layer recomputes
+        const RecomputeRange& r = e.recompute->front();
+        if (e.recompute->size() == 1 && r.first == 0 && !r.count && !r.ops) return modeOf(r.option);
+        return std::nullopt;
     }
-    if (e.full_recompute && std::holds_alternative<bool>(e.full_recompute->value) && std::get<bool>(e.full_recompute->value))
-        return RecomputeMode::Full;
-    return RecomputeMode::None;
+    auto all = [](const std::optional<StageCounts>& c) -> std::optional<bool> {
+        if (!c) return false;
+        if (auto* b = std::get_if<bool>(&c->value)) return *b;
+        return std::nullopt;  // counts per stage
+    };
+    const std::optional<bool> full = all(e.full_recompute), selective = all(e.selective_recompute);
+    if (!full || !selective) return std::nullopt;
+    return *full ? RecomputeMode::Full : *selective ? RecomputeMode::Selective : RecomputeMode::None;
+}
+
+std::string searchedKeys() {
+    std::string out;
+    for (const AxisInfo& a : searchAxes())
+        if (a.searched) out += (out.empty() ? "" : ", ") + std::string(a.key);
+    return out;
 }
 
 }  // namespace
@@ -85,34 +104,28 @@ SearchSetup searchSetup(const Scenario& scenario) {
     const ExecSpec& e = s.exec;
     SearchSpace& sp = setup.space;
     Diagnostics d;
+    // A section that names no axis searches the default space (searchspec.h).
+    const SearchSpec search = s.search && !s.search->space.empty() ? *s.search : defaultSearchSpace(s.search);
 
     // Dimensions Tessera does not search yet are refused by name, not ignored.
-    static constexpr std::string_view kSearched[] = {"dp", "tp", "pp", "vpp", "cp", "ep", "micro_batch_size",
-                                                     "micro_batch_num", "sequence_parallel", "optimizer_parallel",
-                                                     "grad_shard", "grad_shard_as_params", "recompute", "pp_schedule",
-                                                     "etp", "optimizer_shard"};
-    if (s.search)
-        for (const SearchAxis& a : s.search->space)
-            if (std::find(std::begin(kSearched), std::end(kSearched), a.key) == std::end(kSearched))
-                d.add(s.markOf("search.space." + a.key), "search.space." + a.key,
-                      "is not searched yet; state it in exec (searched: dp, tp, pp, vpp, cp, ep, etp, micro_batch_size, "
-                      "micro_batch_num, sequence_parallel, optimizer_parallel, optimizer_shard, grad_shard, "
-                      "grad_shard_as_params, recompute, pp_schedule)");
+    for (const SearchAxis& a : search.space)
+        if (const AxisInfo* info = searchAxis(a.key); !info || !info->searched)
+            d.add(s.markOf("search.space." + a.key), "search.space." + a.key,
+                  "is not searched yet; state it in exec (searched: " + searchedKeys() + ")");
 
     sp.devices = *s.cluster.devices;
-    const std::optional<std::int64_t> gbs = s.search && s.search->global_batch_size ? s.search->global_batch_size
-                                                                                    : e.global_batch_size;
+    const std::optional<std::int64_t> gbs = search.global_batch_size ? search.global_batch_size : e.global_batch_size;
     if (!gbs) d.add(s.markOf("search"), "search.constraints.global_batch_size",
                     "required: the global batch the strategies must keep (or exec.global_batch_size)");
     sp.globalBatch = gbs.value_or(1);
     sp.memoryLimit = setup.input.run.memoryBudget;
-    if (s.search && s.search->memory_limit_gb)
-        sp.memoryLimit = std::min<Bytes>(sp.memoryLimit, static_cast<Bytes>(*s.search->memory_limit_gb * double(GiB)));
-    if (s.search && s.search->objective)
-        sp.objective = *s.search->objective == "memory"              ? Objective::Memory
-                       : *s.search->objective == "tokens_per_second" ? Objective::TokensPerSecond
-                                                                     : Objective::StepTime;
-    if (s.search && s.search->keep) sp.keep = std::size_t(*s.search->keep);
+    if (search.memory_limit_gb)
+        sp.memoryLimit = std::min<Bytes>(sp.memoryLimit, static_cast<Bytes>(*search.memory_limit_gb * double(GiB)));
+    if (search.objective)
+        sp.objective = *search.objective == "memory"              ? Objective::Memory
+                       : *search.objective == "tokens_per_second" ? Objective::TokensPerSecond
+                                                                  : Objective::StepTime;
+    if (search.keep) sp.keep = std::size_t(*search.keep);
     sp.selectiveRule = *e.selective_rule;
 
     const std::int64_t layers = *m.num_hidden_layers + (*e.mtp_in_offset ? m.mtp_depth.value_or(0) : 0);
@@ -126,32 +139,32 @@ SearchSetup searchSetup(const Scenario& scenario) {
     std::vector<std::int64_t> vppAuto;
     for (std::int64_t v : divisors(layers, 8)) vppAuto.push_back(v);
     std::vector<std::string>& varied = sp.varied;
-    sp.tp = counts(scenario, "tp", e.tp, tpAuto, varied);
-    sp.pp = counts(scenario, "pp", e.pp, divisors(sp.devices, layers), varied);
-    sp.cp = counts(scenario, "cp", e.cp, cpAuto, varied);
-    sp.vpp = counts(scenario, "vpp", e.vpp, vppAuto, varied);
-    sp.ep = counts(scenario, "ep", e.ep, isMoe(m) ? divisors(*m.num_experts, sp.devices) : std::vector<std::int64_t>{1}, varied);
-    sp.mbs = counts(scenario, "micro_batch_size", e.micro_batch_size, divisors(sp.globalBatch, 8), varied);
+    sp.tp = counts(search, "tp", e.tp, tpAuto, varied);
+    sp.pp = counts(search, "pp", e.pp, divisors(sp.devices, layers), varied);
+    sp.cp = counts(search, "cp", e.cp, cpAuto, varied);
+    sp.vpp = counts(search, "vpp", e.vpp, vppAuto, varied);
+    sp.ep = counts(search, "ep", e.ep, isMoe(m) ? divisors(*m.num_experts, sp.devices) : std::vector<std::int64_t>{1}, varied);
+    sp.mbs = counts(search, "micro_batch_size", e.micro_batch_size, divisors(sp.globalBatch, 8), varied);
     // etp is never searched by the seed: `auto` keeps the dense tp (1); a list is tried.
-    sp.etp = counts(scenario, "etp", e.etp ? std::optional<std::int64_t>(std::max<std::int64_t>(*e.etp, 1)) : std::nullopt,
+    sp.etp = counts(search, "etp", e.etp ? std::optional<std::int64_t>(std::max<std::int64_t>(*e.etp, 1)) : std::nullopt,
                     {1}, varied);
     // 0 stands for "the whole data-parallel group", what an unstated shard means.
-    sp.optimizerShard = counts(scenario, "optimizer_shard", e.optimizer_shard ? e.optimizer_shard : std::optional<std::int64_t>(0),
+    sp.optimizerShard = counts(search, "optimizer_shard", e.optimizer_shard ? e.optimizer_shard : std::optional<std::int64_t>(0),
                                {0}, varied);
-    if (const SearchAxis* a = axis(scenario, "dp"); a && a->values)
+    if (const SearchAxis* a = axis(search, "dp"); a && a->values)
         for (const SearchValue& v : *a->values) sp.dpFilter.push_back(std::get<std::int64_t>(v));
     else if (!a && e.dp) sp.dpFilter.push_back(*e.dp);
-    if (axis(scenario, "dp")) varied.emplace_back("dp");
-    if (const SearchAxis* a = axis(scenario, "micro_batch_num"); a && a->values)
+    if (axis(search, "dp")) varied.emplace_back("dp");
+    if (const SearchAxis* a = axis(search, "micro_batch_num"); a && a->values)
         for (const SearchValue& v : *a->values) sp.mbnFilter.push_back(std::get<std::int64_t>(v));
     else if (!a && e.micro_batch_num) sp.mbnFilter.push_back(*e.micro_batch_num);
-    if (axis(scenario, "micro_batch_num")) varied.emplace_back("micro_batch_num");
-    sp.sp = flags(scenario, "sequence_parallel", e.sequence_parallel, varied);
-    sp.optimizerSharded = flags(scenario, "optimizer_parallel", e.optimizer_parallel, varied);
-    sp.gradSharded = flags(scenario, "grad_shard", e.grad_shard, varied);
-    sp.fsdp = flags(scenario, "grad_shard_as_params", e.grad_shard_as_params, varied);
+    if (axis(search, "micro_batch_num")) varied.emplace_back("micro_batch_num");
+    sp.sp = flags(search, "sequence_parallel", e.sequence_parallel, varied);
+    sp.optimizerSharded = flags(search, "optimizer_parallel", e.optimizer_parallel, varied);
+    sp.gradSharded = flags(search, "grad_shard", e.grad_shard, varied);
+    sp.fsdp = flags(search, "grad_shard_as_params", e.grad_shard_as_params, varied);
 
-    if (const SearchAxis* a = axis(scenario, "recompute")) {
+    if (const SearchAxis* a = axis(search, "recompute")) {
         varied.emplace_back("recompute");
         const std::vector<SearchValue> all{std::string("none"), std::string("selective"), std::string("full")};
         for (const SearchValue& v : a->values ? *a->values : all) {
@@ -159,19 +172,46 @@ SearchSetup searchSetup(const Scenario& scenario) {
             sp.recompute.push_back(name == "full" ? RecomputeMode::Full
                                    : name == "selective" ? RecomputeMode::Selective : RecomputeMode::None);
         }
+    } else if (const std::optional<RecomputeMode> stated = statedRecompute(e)) {
+        sp.recompute = {*stated};
     } else {
-        sp.recompute = {statedRecompute(e)};
+        // Until the planner carries ranges per candidate, say so rather than price another recompute.
+        const char* key = e.recompute ? "exec.recompute" : e.full_recompute ? "exec.full_recompute" : "exec.selective_recompute";
+        d.add(s.markOf(key), key,
+              "states a recompute per layer range or per stage, which the search does not carry yet; state one option for "
+              "every layer, or let the search choose it (search.space.recompute)");
+    }
+    if (axis(search, "recompute") && (e.full_recompute || e.selective_recompute)) {
+        // Each candidate states `recompute`, which replaces these; said rather than dropped.
+        const char* key = e.full_recompute ? "exec.full_recompute" : "exec.selective_recompute";
+        d.add(s.markOf(key), key, "the search chooses the recompute (search.space.recompute) and writes it as `recompute`; "
+                                  "remove the per-stage form");
     }
     auto schedule = [](const std::string& name) {
         return name == "interleaved" ? Schedule::Interleaved : name == "gpipe" ? Schedule::GPipe : Schedule::OneFOneB;
     };
-    if (const SearchAxis* a = axis(scenario, "pp_schedule")) {
+    if (const SearchAxis* a = axis(search, "pp_schedule")) {
         varied.emplace_back("pp_schedule");
         if (!a->values) sp.schedule = {Schedule::OneFOneB, Schedule::Interleaved, Schedule::GPipe};
         else
             for (const SearchValue& v : *a->values) sp.schedule.push_back(schedule(std::get<std::string>(v)));
     } else {
         sp.schedule = {schedule(*e.pp_schedule)};
+    }
+
+    // A stated placement of the layers is carried when every candidate has the same
+    // stages and chunks; with pp or vpp searched, which placement each needs is the
+    // planner's question, so it is refused here, by name.
+    if (e.offset || e.pp_partition) {
+        const char* key = e.pp_partition ? "exec.pp_partition" : "exec.offset";
+        if (sp.pp.size() != 1 || sp.vpp.size() != 1) {
+            d.add(s.markOf(key), key, "places layers for one pp and vpp, and the search varies them: state pp and vpp, or "
+                                      "remove the placement");
+        } else {
+            auto placed = partitionLayers(layers, sp.pp.front(), sp.vpp.front(), e.offset, e.pp_partition);
+            if (auto* error = std::get_if<std::string>(&placed)) d.add(s.markOf(key), key, *error);
+            else sp.partition = std::get<Partition>(placed).layers;
+        }
     }
     d.raiseIfAny();
     return setup;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "model/costinput.h"
+#include "pipeline/partition.h"
 #include "resolve/resolve.h"
 
 namespace tessera::core {
@@ -31,6 +32,9 @@ struct SearchSpace {
     std::vector<RecomputeMode> recompute;
     std::vector<Schedule> schedule;
     std::vector<std::string> varied;  // exec keys the search varies, for output
+    // The stated placement of layers ([chunk][stage]) every candidate keeps, when pp
+    // and vpp are fixed; empty: the even split.
+    std::vector<std::vector<std::int64_t>> partition;
 
     std::int64_t devices = 1, globalBatch = 1;
     Bytes memoryLimit = 0;
@@ -43,8 +47,9 @@ struct SearchSpace {
     std::uint64_t size() const;
 };
 
-// The space of a scenario (its search section, or a default space when it has none),
-// and the base the candidates fill in. Throws SpecError.
+// The space of a scenario (its search section, or the default space when that names
+// no axis: spec/searchspec.h), and the base the candidates fill in. Throws
+// SpecError, also for a stated value the search would otherwise not carry.
 struct SearchSetup {
     ResolvedScenario base;  // resolveRun(): model, cluster and run-wide exec fields
     CostInput input;        // runCostInput(base)

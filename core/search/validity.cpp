@@ -1,6 +1,7 @@
 #include "search/validity.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace tessera::core {
 
@@ -33,9 +34,25 @@ std::string refusalText(Refusal r) {
     case Refusal::AllToAllHeads: return "all-to-all context parallelism: the heads per TP rank are not a multiple of cp";
     case Refusal::ShardNotDividing: return "optimizer_shard does not divide the data-parallel group";
     case Refusal::ShardWithoutOptimizer: return "optimizer_shard without optimizer sharding (the same strategy)";
+    case Refusal::TooManyChunks: return "vpp above 64 chunks per stage (not modelled)";
+    case Refusal::TooManyMicroBatches: return "more than 2^31-1 micro-batches per step (not modelled)";
+    case Refusal::AccumulationOff: return "grad_accumulation: false, but several micro-batches without pipelining";
+    case Refusal::ExpertShardNotDividing: return "expert_shard does not divide the expert data-parallel group";
+    case Refusal::CommRecomputeWithoutSp: return "selective_comm_recompute needs sequence parallelism";
     case Refusal::Count: break;
     }
     return "?";
+}
+
+bool isPruning(Refusal r) {
+    switch (r) {
+    case Refusal::DpNotListed:
+    case Refusal::MicroBatchesNotListed:
+    case Refusal::ScheduleWithoutPipeline:
+    case Refusal::SelectiveKeepsEverything:
+    case Refusal::ShardingRedundant: return true;
+    default: return false;
+    }
 }
 
 Validity::Validity(const SearchSetup& setup) : m_setup(setup) {
@@ -48,6 +65,10 @@ Validity::Validity(const SearchSetup& setup) : m_setup(setup) {
     m_seq = setup.input.run.seq;
     m_linKey = m.linKeyHeads;
     m_linValue = m.linValueHeads;
+    const ExecSpec& e = setup.base.scenario.exec;
+    m_expertShard = e.expert_shard.value_or(0);
+    m_accumulationOff = e.grad_accumulation == false;
+    m_commRecomputeNeedsSp = *e.selective_rule == "mindformers" && e.selective_comm_recompute.has_value();
     // With flash attention the score tensors the rules drop do not exist.
     const OpMask scores = kOpSoftmax | kOpHeadCast | kOpScoreDropout;
     for (int sp = 0; sp < 2; ++sp) {
@@ -72,39 +93,47 @@ Refusal Validity::check(const std::size_t* d, Candidate& c) const {
     if (__builtin_mul_overflow(c.tp, c.pp, &model) || __builtin_mul_overflow(model, c.cp, &model) || s.devices % model != 0)
         return Refusal::DevicesNotDivided;
     c.dp = s.devices / model;
-    if (!s.dpFilter.empty() && std::find(s.dpFilter.begin(), s.dpFilter.end(), c.dp) == s.dpFilter.end())
-        return Refusal::DpNotListed;
     if (m_heads % c.tp || m_kvHeads % c.tp || (m_linKey && (m_linKey % c.tp || m_linValue % c.tp)))
         return Refusal::HeadsNotDivided;
     if (c.sp && c.tp == 1) return Refusal::SequenceParallelWithoutTp;
     if (!c.sp && c.tp > 1 && m_setup.input.strategy.tpCommOverlap) return Refusal::TpOverlapWithoutSp;
-    if (c.pp == 1 && c.schedule != Schedule::OneFOneB) return Refusal::ScheduleWithoutPipeline;
     if (c.vpp > 1 && c.pp == 1) return Refusal::ChunksWithoutPipeline;
     if (c.schedule == Schedule::Interleaved && c.vpp == 1) return Refusal::ScheduleNeedsChunks;
     if (c.vpp > 1 && c.schedule != Schedule::Interleaved) return Refusal::ChunksNeedInterleaved;
-    if (m_layers % (c.pp * c.vpp) != 0) return Refusal::LayersNotSplit;
+    if (c.vpp > 64) return Refusal::TooManyChunks;
+    if (s.partition.empty() && m_layers % (c.pp * c.vpp) != 0) return Refusal::LayersNotSplit;
     if (std::int64_t replicaBatch = 0; __builtin_mul_overflow(c.mbs, c.dp, &replicaBatch) || s.globalBatch % replicaBatch != 0)
         return Refusal::BatchNotDivided;
     c.mbn = s.globalBatch / (c.mbs * c.dp);
-    if (!s.mbnFilter.empty() && std::find(s.mbnFilter.begin(), s.mbnFilter.end(), c.mbn) == s.mbnFilter.end())
-        return Refusal::MicroBatchesNotListed;
+    if (c.mbn > std::numeric_limits<int>::max()) return Refusal::TooManyMicroBatches;
     if (c.mbn < c.pp) return Refusal::TooFewMicroBatches;
     if (c.schedule == Schedule::Interleaved && c.mbn % c.pp != 0) return Refusal::InterleavedGroups;
+    if (m_accumulationOff && c.pp == 1 && c.mbn > 1) return Refusal::AccumulationOff;
     if (m_experts <= 1 && c.ep > 1) return Refusal::ExpertsOnDense;
     if (m_experts > 1 && m_experts % c.ep != 0) return Refusal::ExpertsNotDivided;
     const std::int64_t expertTp = c.etp > 1 ? c.etp : c.tp;
     if ((c.dp * c.tp * c.cp) % (c.ep * expertTp) != 0) return Refusal::ExpertGroupsNotFitting;
     if (m_experts > 1 && m_expertWidth % expertTp != 0) return Refusal::ExpertWidthNotDivided;
+    if (m_experts > 1 && m_expertShard > 0 && (c.dp * c.tp * c.cp / c.ep) % m_expertShard != 0)
+        return Refusal::ExpertShardNotDividing;
     if (c.cp > 1 && m_setup.input.strategy.cpAlgorithm == CpAlgorithm::Ring && m_seq % (2 * c.cp) != 0)
         return Refusal::ContextSequence;
     if (c.cp > 1 && m_setup.input.strategy.cpAlgorithm != CpAlgorithm::Ring && ((m_heads / c.tp) % c.cp || m_seq % c.cp))
         return Refusal::AllToAllHeads;
     if (c.sp && m_seq % (c.tp * c.cp) != 0) return Refusal::SequenceParallelSequence;
+    if (m_commRecomputeNeedsSp && !c.sp) return Refusal::CommRecomputeWithoutSp;
     if ((c.gradSharded || c.fsdp) && !c.optimizerSharded) return Refusal::ShardingWithoutOptimizer;
-    if (c.gradSharded && c.fsdp) return Refusal::ShardingRedundant;
     if (c.optimizerShard > 0 && !c.optimizerSharded && !c.gradSharded && !c.fsdp) return Refusal::ShardWithoutOptimizer;
     if (c.optimizerShard > 0 && (c.dp * (m_setup.input.strategy.shardSpansCp ? c.cp : 1)) % c.optimizerShard != 0)
         return Refusal::ShardNotDividing;
+    // Valid, but left out: outside a listed dp or micro-batch count, or the same
+    // strategy as another candidate (or one that does the same work in more memory).
+    if (!s.dpFilter.empty() && std::find(s.dpFilter.begin(), s.dpFilter.end(), c.dp) == s.dpFilter.end())
+        return Refusal::DpNotListed;
+    if (!s.mbnFilter.empty() && std::find(s.mbnFilter.begin(), s.mbnFilter.end(), c.mbn) == s.mbnFilter.end())
+        return Refusal::MicroBatchesNotListed;
+    if (c.pp == 1 && c.schedule != Schedule::OneFOneB) return Refusal::ScheduleWithoutPipeline;
+    if (c.gradSharded && c.fsdp) return Refusal::ShardingRedundant;
     if (c.recompute == RecomputeMode::Selective && m_selectiveIsNoOp[c.sp ? 1 : 0]) return Refusal::SelectiveKeepsEverything;
     return Refusal::None;
 }
@@ -117,9 +146,10 @@ void Validity::fill(const Candidate& c, CostInput& in) const {
     st.optimizerSharded = c.optimizerSharded, st.gradSharded = c.gradSharded, st.fsdp = c.fsdp;
     const std::int64_t domain = c.dp * (st.shardSpansCp ? c.cp : 1);
     st.optimizerShard = c.optimizerSharded ? (c.optimizerShard > 0 ? c.optimizerShard : domain) : 1;
-    st.expertShard = c.optimizerSharded ? std::max<std::int64_t>(1, c.dp * c.tp * c.cp / (c.ep * st.etp)) : 1;
+    const std::int64_t expertGroup = std::max<std::int64_t>(1, c.dp * c.tp * c.cp / (c.ep * st.etp));
+    st.expertShard = c.optimizerSharded ? (m_expertShard > 0 ? m_expertShard : expertGroup) : 1;
     st.schedule = c.schedule;
-    st.partition.clear();
+    st.partition = m_setup.space.partition;
     st.layerClass.clear();
     RecomputeClass cls;
     if (c.recompute == RecomputeMode::Full) cls.mode = RecomputeClass::Full;

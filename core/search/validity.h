@@ -1,8 +1,11 @@
 #pragma once
 // The rules a search candidate must keep before it is priced, each with the words
-// its refusals are counted under. The same rules resolve() applies to a stated
-// scenario (core/resolve), restated here as integer checks a search can afford for
-// every candidate. Internal to core/search.
+// its refusals are counted under. They are resolve()'s rules (core/resolve) for what
+// a candidate varies, restated as integer checks a search can afford for every
+// candidate, and tests/core/tst_searchagrees.cpp holds the two to each other. Two
+// kinds of refusal: a candidate resolve() would refuse (invalid), and a valid one the
+// search leaves out (pruned: outside a listed dp or micro_batch_num, or the same
+// strategy as another candidate, or dominated by one). Internal to core/search.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -41,10 +44,17 @@ enum class Refusal : std::uint8_t {
     AllToAllHeads,
     ShardNotDividing,
     ShardWithoutOptimizer,
+    TooManyChunks,
+    TooManyMicroBatches,
+    AccumulationOff,
+    ExpertShardNotDividing,
+    CommRecomputeWithoutSp,
     Count
 };
 inline constexpr std::size_t kRefusalReasons = std::size_t(Refusal::Count);
 std::string refusalText(Refusal r);
+// A valid candidate left out (see above), rather than one resolve() would refuse.
+bool isPruning(Refusal r);
 
 class Validity {
 public:
@@ -58,6 +68,9 @@ public:
 private:
     const SearchSetup& m_setup;
     std::int64_t m_heads, m_kvHeads, m_layers, m_experts, m_expertWidth, m_seq, m_linKey, m_linValue;
+    std::int64_t m_expertShard = 0;       // stated exec.expert_shard; 0: the whole expert data-parallel group
+    bool m_accumulationOff = false;       // stated grad_accumulation: false
+    bool m_commRecomputeNeedsSp = false;  // mindformers' selective_comm_recompute re-gathers SP inputs
     bool m_selectiveIsNoOp[2] = {false, false};  // [sequence parallel]: the rule drops nothing
 };
 

@@ -4,30 +4,44 @@ namespace tessera::core {
 
 std::span<const AxisInfo> searchAxes() {
     static constexpr AxisInfo kAxes[] = {
-        {"dp", AxisType::Count},
-        {"tp", AxisType::Count},
-        {"pp", AxisType::Count},
-        {"vpp", AxisType::Count},
-        {"cp", AxisType::Count},
-        {"ep", AxisType::Count},
-        {"etp", AxisType::Count},
-        {"micro_batch_size", AxisType::Count},
-        {"micro_batch_num", AxisType::Count},
-        {"optimizer_shard", AxisType::Count},
-        {"expert_shard", AxisType::Count},
-        {"optimizer_parallel", AxisType::Flag},
-        {"grad_shard", AxisType::Flag},
-        {"grad_shard_as_params", AxisType::Flag},
-        {"shard_spans_cp", AxisType::Flag},
-        {"reshard_params", AxisType::Flag},
-        {"sequence_parallel", AxisType::Flag},
-        {"flash_attention", AxisType::Flag},
-        {"recompute", AxisType::Recompute},
-        {"pp_schedule", AxisType::Schedule},
-        {"selective_rule", AxisType::SelectiveRule},
-        {"cp_algo", AxisType::CpAlgorithm},
+        {"dp", AxisType::Count, true, true},
+        {"tp", AxisType::Count, true, true},
+        {"pp", AxisType::Count, true, true},
+        {"vpp", AxisType::Count, true, true},
+        {"cp", AxisType::Count, true, true},
+        {"ep", AxisType::Count, true, true},
+        {"etp", AxisType::Count, true, false},
+        {"micro_batch_size", AxisType::Count, true, true},
+        {"micro_batch_num", AxisType::Count, true, true},
+        {"optimizer_shard", AxisType::Count, true, false},
+        {"expert_shard", AxisType::Count, false, false},
+        {"optimizer_parallel", AxisType::Flag, true, true},
+        {"grad_shard", AxisType::Flag, true, true},
+        {"grad_shard_as_params", AxisType::Flag, true, true},
+        {"shard_spans_cp", AxisType::Flag, false, false},
+        {"reshard_params", AxisType::Flag, false, false},
+        {"sequence_parallel", AxisType::Flag, true, true},
+        {"flash_attention", AxisType::Flag, false, false},
+        {"recompute", AxisType::Recompute, true, true},
+        {"pp_schedule", AxisType::Schedule, true, true},
+        {"selective_rule", AxisType::SelectiveRule, false, false},
+        {"cp_algo", AxisType::CpAlgorithm, false, false},
     };
     return kAxes;
+}
+
+const AxisInfo* searchAxis(std::string_view key) {
+    for (const AxisInfo& axis : searchAxes())
+        if (axis.key == key) return &axis;
+    return nullptr;
+}
+
+SearchSpec defaultSearchSpace(const std::optional<SearchSpec>& stated) {
+    SearchSpec out = stated.value_or(SearchSpec{});
+    out.space.clear();
+    for (const AxisInfo& axis : searchAxes())
+        if (axis.inDefaultSpace) out.space.push_back({std::string(axis.key), std::nullopt});
+    return out;
 }
 
 }  // namespace tessera::core

@@ -1,8 +1,8 @@
 #pragma once
 // SearchSpec: the space a strategy search walks and what it optimises. Each axis
 // names an exec key and lists its candidate values, or is `auto` (every valid
-// value, bounded as the seed's search bounds them). The search itself arrives
-// with issue 4; this is the section's shape and its validation.
+// value, bounded as the seed's search bounds them: search/space.h). A scenario whose
+// search section names no axis searches the default space (defaultSearchSpace).
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -27,9 +27,18 @@ enum class AxisType { Count, Flag, Recompute, Schedule, SelectiveRule, CpAlgorit
 struct AxisInfo {
     std::string_view key;
     AxisType type;
+    // The search varies it. The others are read (a file may name them) and refused
+    // by name when the search starts, so a stated axis is never dropped in silence.
+    bool searched;
+    // In the default space. etp and optimizer_shard are not: their `auto` is one
+    // convention (experts at the dense tp; one shard over the whole data-parallel
+    // group), so naming them by default would replace a stated value, not search it.
+    bool inDefaultSpace;
 };
-// Every exec key a search may vary, with the type of its candidates.
+// The one list of the exec keys a search section may name, in the order forms and
+// messages show them.
 std::span<const AxisInfo> searchAxes();
+const AxisInfo* searchAxis(std::string_view key);
 
 struct SearchSpec {
     std::vector<SearchAxis> space;
@@ -39,5 +48,11 @@ struct SearchSpec {
     std::optional<std::int64_t> keep;
     bool operator==(const SearchSpec&) const = default;
 };
+
+// The space a scenario searches when its search section names no axis (or it has
+// none): every axis in the default space `auto`, the devices, the global batch and
+// whatever else the exec section states fixed; the stated constraints, objective
+// and keep are kept. The CLI's search and report and the GUI's Search all use it.
+SearchSpec defaultSearchSpace(const std::optional<SearchSpec>& stated);
 
 }  // namespace tessera::core

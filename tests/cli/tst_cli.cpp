@@ -166,6 +166,61 @@ private slots:
         QCOMPARE(tessera({"search", "run.yaml", "-o", "train.yaml"}, dir.path()).code, 1);
     }
 
+    // Each strategy of `search --json` is an exec section: laid over the scenario's
+    // exec (here key by key with --set), `estimate` prices it to the figures beside it.
+    void searchStrategiesReEstimate_data() {
+        QTest::addColumn<QString>("scenario");
+        QTest::newRow("llama3-70b-h100x64") << "llama3-70b-h100x64";
+        QTest::newRow("mixtral-8x7b-h100x32") << "mixtral-8x7b-h100x32";
+    }
+    void searchStrategiesReEstimate() {
+        QFETCH(QString, scenario);
+        const Run search = tessera({"search", scenario, "--json", "--top", "4"});
+        QVERIFY2(search.code == 0, qPrintable(search.err));
+        const QJsonObject o = QJsonDocument::fromJson(search.out.toUtf8()).object();
+        QJsonArray strategies = o["top"].toArray();
+        for (const QJsonValue& point : o["pareto"].toArray()) strategies.append(point);
+        QVERIFY(strategies.size() >= 5);
+        for (const QJsonValue& entry : strategies) {
+            const QJsonObject s = entry.toObject();
+            QStringList args{"estimate", scenario, "--json"};
+            const QJsonObject exec = s["strategy"].toObject();
+            for (auto it = exec.begin(); it != exec.end(); ++it) {
+                const QJsonValue v = it.value();
+                const QString text = v.isArray() ? QString::fromUtf8(QJsonDocument(v.toArray()).toJson(QJsonDocument::Compact))
+                                     : v.isBool() ? (v.toBool() ? "true" : "false")
+                                     : v.isString() ? v.toString() : QString::number(v.toInteger());
+                args << "--set" << QString("exec.%1=%2").arg(it.key(), text);
+            }
+            const Run estimate = tessera(args);
+            QVERIFY2(estimate.code == 0, qPrintable(s["label"].toString() + ": " + estimate.err));
+            const QJsonObject e = QJsonDocument::fromJson(estimate.out.toUtf8()).object();
+            QCOMPARE(e["peak_memory_bytes"].toInteger(), s["peak_memory_bytes"].toInteger());
+            const double step = e["step_time_s"].toDouble(), searched = s["step_time_s"].toDouble();
+            QVERIFY2(std::abs(step - searched) <= 1e-9 * searched, qPrintable(QString("%1: %2 s against %3 s")
+                                                                               .arg(s["label"].toString()).arg(step).arg(searched)));
+        }
+    }
+
+    // A scenario with no search section searches the default space (every axis of it
+    // auto), not only its stated strategy; `--help` says so.
+    void searchWithoutASectionSearchesTheDefaultSpace() {
+        const Run bare = tessera({"search", "llama3-8b-a100x8", "--json"});
+        QVERIFY2(bare.code == 0, qPrintable(bare.err));
+        QStringList spelled{"search", "llama3-8b-a100x8", "--json"};
+        for (const char* axis : {"dp", "tp", "pp", "vpp", "cp", "ep", "micro_batch_size", "micro_batch_num", "optimizer_parallel",
+                                 "grad_shard", "grad_shard_as_params", "sequence_parallel", "recompute", "pp_schedule"})
+            spelled << "--set" << QString("search.space.%1=auto").arg(axis);
+        const Run full = tessera(spelled);
+        QVERIFY2(full.code == 0, qPrintable(full.err));
+        const QJsonObject a = QJsonDocument::fromJson(bare.out.toUtf8()).object(), b = QJsonDocument::fromJson(full.out.toUtf8()).object();
+        QVERIFY(a["space_size"].toInteger() > 1000);
+        QCOMPARE(a["space_size"].toInteger(), b["space_size"].toInteger());
+        QCOMPARE(a["feasible"].toInteger(), b["feasible"].toInteger());
+        QCOMPARE(a["best"].toObject()["label"].toString(), b["best"].toObject()["label"].toString());
+        QVERIFY(tessera({"--help"}).out.contains("default space"));
+    }
+
     void searchWithNothingFitting() {
         const Run r = tessera({"search", kData + "/seed/dense_llm_search.yaml"});
         QCOMPARE(r.code, 2);

@@ -52,14 +52,20 @@ private slots:
         QCOMPARE(outcome->generation, controller.generation());
     }
 
+    // The GUI searches what `tessera search` and `tessera report` search: the core's
+    // default space when the scenario states none.
     void aScenarioWithoutSearchGetsTheDefaultSpace() {
-        const core::Scenario s = SearchController::withDefaultSpace(core::presetScenario("llama3-8b-a100x8"));
-        QVERIFY(s.search && s.search->space.size() >= 10);
+        QVERIFY(core::defaultSearchSpace(std::nullopt).space.size() >= 10);
+        const core::Scenario bare = core::presetScenario("llama3-8b-a100x8");
+        QVERIFY(!bare.search);
         SearchController controller;
         QSignalSpy finished(&controller, &SearchController::finished);
-        controller.start(core::presetScenario("llama3-8b-a100x8"));
+        controller.start(bare);
         QVERIFY(finished.wait(60000));
-        QVERIFY(!finished.first().first().value<std::shared_ptr<const SearchOutcome>>()->result.top.empty());
+        const auto outcome = finished.first().first().value<std::shared_ptr<const SearchOutcome>>();
+        QVERIFY(!outcome->result.top.empty());
+        QCOMPARE(outcome->result.spaceSize, core::searchSetup(bare).space.size());
+        QVERIFY(outcome->result.spaceSize > 1000);
     }
 
     void progressThenCancel() {

@@ -22,16 +22,6 @@ SearchController::~SearchController() {
     for (auto& future : m_superseded) future.waitForFinished();
 }
 
-core::Scenario SearchController::withDefaultSpace(core::Scenario scenario) {
-    if (scenario.search && !scenario.search->space.empty()) return scenario;
-    core::SearchSpec search = scenario.search.value_or(core::SearchSpec{});
-    for (const char* key : {"dp", "tp", "pp", "vpp", "cp", "ep", "micro_batch_size", "micro_batch_num", "sequence_parallel",
-                            "optimizer_parallel", "grad_shard", "recompute", "pp_schedule"})
-        search.space.push_back({key, std::nullopt});
-    scenario.search = search;
-    return scenario;
-}
-
 void SearchController::cancel() {
     if (m_cancel) m_cancel->store(true);
 }
@@ -45,8 +35,7 @@ void SearchController::start(const core::Scenario& scenario, int threads) {
     m_cancel = flag;
     if (threads <= 0) threads = std::max(1, QThread::idealThreadCount() - 1);  // leave a core for the GUI
     QPointer<SearchController> self(this);
-    const core::Scenario searched = withDefaultSpace(scenario);
-    m_watcher.setFuture(QtConcurrent::run([self, searched, threads, flag, generation]() {
+    m_watcher.setFuture(QtConcurrent::run([self, searched = scenario, threads, flag, generation]() {
         auto outcome = std::make_shared<SearchOutcome>();
         outcome->generation = generation;
         try {

@@ -27,15 +27,13 @@ public:
     explicit SearchController(QObject* parent = nullptr);
     ~SearchController() override;
 
-    // Search `scenario` (its search section, or a default space over every
-    // dimension when it states none). Cancels a search still running.
+    // Search `scenario` (its search section, or the default space when that names no
+    // axis, as core::searchSetup decides for every front end). Cancels a search still
+    // running.
     void start(const core::Scenario& scenario, int threads = 0);
     void cancel();
     bool isRunning() const { return m_watcher.isRunning(); }
     quint64 generation() const { return m_generation; }
-
-    // The space searched when a scenario states none: every dimension auto.
-    static core::Scenario withDefaultSpace(core::Scenario scenario);
 
 signals:
     void progress(double fraction, qulonglong candidates, const QString& best);

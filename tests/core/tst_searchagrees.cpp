@@ -1,0 +1,135 @@
+// The search and resolve() are one truth. The search prices a candidate straight
+// into a CostInput and refuses it by integer rules (search/validity.h); a person's
+// scenario goes through resolve() and costInput(). Nothing in the types holds the
+// two together, so this does: for every candidate of three spaces (dense with
+// interleaving, MoE with EP and ETP, recompute and sharding), built as the search
+// decodes them,
+//   - the search refuses it as invalid exactly when resolve() refuses the scenario
+//     that states it (search/strategy.h: scenarioFor), and a candidate the search
+//     prunes (outside a listed dp or micro-batch count, a duplicate) is one resolve()
+//     accepts;
+//   - where both price it, every stage holds the same bytes, term by term, and the
+//     step takes the same time to 1e-9.
+#include <QtTest>
+
+#include "io/scenarioio.h"
+#include "model/estimate.h"
+#include "search/search.h"
+#include "search/strategy.h"
+#include "search/validity.h"
+
+using namespace tessera::core;
+
+namespace {
+
+struct Tally {
+    std::uint64_t candidates = 0, invalid = 0, pruned = 0, priced = 0;
+    QStringList disagreements;
+};
+
+QString labelOf(const Candidate& c) { return QString::fromStdString(c.label()); }
+
+void compare(const Scenario& stated, const SearchSetup& setup, const Candidate& c, Tally& t) {
+    Estimate searched;
+    evaluate(candidateInput(setup, c), &searched);
+    const Estimate resolved = estimate(resolve(scenarioFor(stated, c)));
+    auto disagree = [&](const QString& what) {
+        if (t.disagreements.size() < 12) t.disagreements << labelOf(c) + ": " + what;
+    };
+    if (searched.stages.size() != resolved.stages.size()) return disagree("stage counts differ");
+    for (std::size_t s = 0; s < searched.stages.size(); ++s) {
+        const StageMemory &a = searched.stages[s].memory, &b = resolved.stages[s].memory;
+        const std::pair<Bytes, Bytes> terms[] = {{a.parameters, b.parameters}, {a.gradients, b.gradients},
+                                                 {a.optimizerStates, b.optimizerStates}, {a.mainParameters, b.mainParameters},
+                                                 {a.activations, b.activations}, {a.buffers, b.buffers}, {a.working, b.working}};
+        for (const auto& [x, y] : terms)
+            if (x != y) return disagree(QString("stage %1 holds %2 bytes in the search, %3 resolved").arg(s).arg(x).arg(y));
+    }
+    const double step = std::abs(searched.stepSeconds - resolved.stepSeconds) / std::max(resolved.stepSeconds, 1e-300);
+    if (!(step <= 1e-9)) disagree(QString("step %1 s in the search, %2 s resolved").arg(searched.stepSeconds).arg(resolved.stepSeconds));
+    ++t.priced;
+}
+
+Tally walk(const std::string& yaml) {
+    const Scenario stated = parseScenario(yaml, "space.yaml", Format::Yaml, "");
+    const SearchSetup setup = searchSetup(stated);
+    const std::vector<std::size_t> radix = setup.space.radix();
+    const Validity validity(setup);
+    Tally t;
+    std::size_t digits[kAxes];
+    for (std::uint64_t index = 0; index < setup.space.size(); ++index) {
+        std::uint64_t rest = index;
+        for (std::size_t a = kAxes; a-- > 0;) digits[a] = rest % radix[a], rest /= radix[a];
+        Candidate c;
+        c.index = index;
+        const Refusal why = validity.check(digits, c);
+        ++t.candidates;
+        std::string refusedBy;
+        try {
+            resolve(scenarioFor(stated, c));
+        } catch (const SpecError& e) {
+            refusedBy = e.diagnostics().front().text();
+        }
+        const bool invalid = why != Refusal::None && !isPruning(why);
+        if (invalid != !refusedBy.empty()) {
+            if (t.disagreements.size() < 12)
+                t.disagreements << labelOf(c) + ": the search says '" +
+                                       QString::fromStdString(why == Refusal::None ? "valid" : refusalText(why)) +
+                                       "', resolve() says '" + QString::fromStdString(refusedBy.empty() ? "valid" : refusedBy) + "'";
+            continue;
+        }
+        if (invalid) ++t.invalid;
+        else if (why != Refusal::None) ++t.pruned;
+        else compare(stated, setup, c, t);
+    }
+    return t;
+}
+
+}  // namespace
+
+class TestSearchAgrees : public QObject {
+    Q_OBJECT
+private slots:
+    void everyCandidate_data() {
+        QTest::addColumn<QString>("yaml");
+        // Llama-3 70B on 64 H100: interleaving, context parallelism, TP overlap (which
+        // needs sequence parallelism) and a listed dp. 20,160 candidates.
+        QTest::newRow("dense, interleaved") << QString(
+            "model: llama3-70b\ncluster: {device: h100-sxm, devices: 64}\n"
+            "exec: {seq_length: 8192, tp_comm_overlap: true}\n"
+            "search:\n  space: {dp: [1, 2, 4, 8], tp: auto, pp: auto, vpp: auto, cp: [1, 2], micro_batch_size: [1, 2, 4],\n"
+            "          sequence_parallel: auto, optimizer_parallel: auto, pp_schedule: auto, recompute: [none, selective]}\n"
+            "  constraints: {global_batch_size: 256}\n");
+        // Mixtral 8x7B on 32 H100: experts over EP, expert TP, a stated expert shard
+        // the search carries. 18,432 candidates.
+        QTest::newRow("MoE, EP and ETP") << QString(
+            "model: mixtral-8x7b\ncluster: {device: h100-sxm, devices: 32}\n"
+            "exec: {seq_length: 4096, expert_shard: 2}\n"
+            "search:\n  space: {tp: auto, pp: auto, cp: [1, 2], ep: auto, etp: [1, 2, 4], micro_batch_size: [1, 2],\n"
+            "          sequence_parallel: auto, optimizer_parallel: auto, recompute: [none, full], pp_schedule: [1f1b, gpipe]}\n"
+            "  constraints: {global_batch_size: 128}\n");
+        // Llama-3 8B on 16 H100: every recompute mode and ZeRO stage, listed optimizer
+        // shards over a sharding domain that spans cp, resharded FSDP parameters, and a
+        // run without gradient accumulation. 23,040 candidates.
+        QTest::newRow("recompute and sharding") << QString(
+            "model: llama3-8b\ncluster: {device: h100-sxm, devices: 16}\n"
+            "exec: {seq_length: 4096, shard_spans_cp: true, reshard_params: true, grad_accumulation: false, cp: 2}\n"
+            "search:\n  space: {tp: auto, pp: auto, micro_batch_size: [1, 2, 4, 8], sequence_parallel: auto,\n"
+            "          optimizer_parallel: auto, grad_shard: auto, grad_shard_as_params: auto, optimizer_shard: [2, 4],\n"
+            "          recompute: auto, pp_schedule: auto}\n"
+            "  constraints: {global_batch_size: 64}\n");
+    }
+    void everyCandidate() {
+        QFETCH(QString, yaml);
+        const Tally t = walk(yaml.toStdString());
+        qInfo("%llu candidates: %llu refused by both, %llu pruned (valid), %llu priced by both",
+              (unsigned long long)t.candidates, (unsigned long long)t.invalid, (unsigned long long)t.pruned,
+              (unsigned long long)t.priced);
+        QVERIFY2(t.disagreements.isEmpty(), qPrintable(t.disagreements.join('\n')));
+        QVERIFY(t.candidates >= 18000);
+        QVERIFY(t.priced >= 200 && t.invalid >= 1000);  // both sides of the rule are exercised
+    }
+};
+
+QTEST_APPLESS_MAIN(TestSearchAgrees)
+#include "tst_searchagrees.moc"
