@@ -122,24 +122,9 @@ void readCluster(const Value& v, Scenario& s, Context& c) {
             s.cluster.device = spec;
         }
     }
-    auto count = [&](const char* key, std::optional<std::int64_t>& out) {
-        if (const Value* n = map->find(key); n && !n->isNull())
-            out = readInteger(*n, IntRange{1, 1 << 24}, std::string("cluster.") + key, c.d);
-    };
-    count("devices", s.cluster.devices);
-    count("nodes", s.cluster.nodes);
-    if (const Value* order = map->find("rank_order"); order && !order->isNull()) {
-        // Read as a one-field table so the message and checks match every other list.
-        Value holder = Value::map(order->mark());
-        holder.set("rank_order", *order, order->mark());
-        struct Order {
-            std::optional<std::vector<std::string>> list;
-        } o;
-        SpecReader reader(holder, "cluster", c.d);
-        reader.textList({"rank_order", "Parallel dimensions from innermost to outermost rank"}, o.list, kRankDimensions);
-        s.cluster.rank_order = o.list;
-    }
-    refuseUnknownKeys(*map, {"device", "devices", "nodes", "rank_order"}, "cluster", c.d);
+    SpecReader rest(*map, "cluster", c.d);
+    rest.allow(kClusterDevice.key);
+    rest.read(s.cluster);
 }
 
 Scenario readScenario(const Value& stated, const std::string& name, const std::string& baseDir) {
@@ -243,13 +228,8 @@ Value scenarioValue(const Scenario& s) {
     Value cluster = Value::map();
     if (s.cluster.device_preset) cluster.set("device", Value::string(*s.cluster.device_preset));
     else if (s.cluster.device) cluster.set("device", SpecWriter::write(*s.cluster.device));
-    if (s.cluster.devices) cluster.set("devices", Value::integer(*s.cluster.devices));
-    if (s.cluster.nodes) cluster.set("nodes", Value::integer(*s.cluster.nodes));
-    if (s.cluster.rank_order) {
-        Value order = Value::list();
-        for (const std::string& dim : *s.cluster.rank_order) order.push(Value::string(dim));
-        cluster.set("rank_order", std::move(order));
-    }
+    const Value fields = SpecWriter::write(s.cluster);  // (a temporary's entries() would dangle in the loop)
+    for (const Value::Entry& e : fields.entries()) cluster.set(e.key, e.value);
     root.set("cluster", std::move(cluster));
     if (s.search) root.set("search", searchValue(*s.search));
     return root;

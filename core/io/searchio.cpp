@@ -5,6 +5,7 @@
 
 #include "io/scenarioio.h"
 #include "io/specreader.h"
+#include "io/specwriter.h"
 #include "spec/execspec.h"
 
 namespace tessera::core {
@@ -83,24 +84,13 @@ SearchSpec readSearch(const Value& map, Diagnostics& d) {
         }
     }
     if (const Value* constraints = map.find("constraints"); constraints && !constraints->isNull()) {
-        if (!constraints->isMap()) {
-            d.add(constraints->mark(), "search.constraints", "expected a mapping, got " + constraints->describe());
-        } else {
-            if (const Value* v = constraints->find("memory_limit_gb"); v && !v->isNull())
-                s.memory_limit_gb = readReal(*v, RealRange{0, 1e9, true, false}, "search.constraints.memory_limit_gb", d);
-            if (const Value* v = constraints->find("global_batch_size"); v && !v->isNull())
-                s.global_batch_size = readInteger(*v, IntRange{1}, "search.constraints.global_batch_size", d);
-            refuseUnknownKeys(*constraints, {"memory_limit_gb", "global_batch_size"}, "search.constraints", d);
-        }
+        if (!constraints->isMap()) d.add(constraints->mark(), "search.constraints", "expected a mapping, got " + constraints->describe());
+        else SpecReader(*constraints, "search.constraints", d).read(s.constraints);
     }
-    if (const Value* v = map.find("objective"); v && !v->isNull()) {
-        if (v->kind() == Value::Kind::String && std::find(std::begin(kObjectives), std::end(kObjectives), v->asString()) != std::end(kObjectives))
-            s.objective = v->asString();
-        else d.add(v->mark(), "search.objective", "expected one of " + choicesText(kObjectives) + ", got " + v->describe());
-    }
-    if (const Value* v = map.find("keep"); v && !v->isNull())
-        s.keep = readInteger(*v, IntRange{1, 100000}, "search.keep", d);
-    refuseUnknownKeys(map, {"space", "constraints", "objective", "keep"}, "search", d);
+    SpecReader section(map, "search", d);
+    section.allow("space");
+    section.allow("constraints");
+    section.read(s);
     return s;
 }
 
@@ -119,14 +109,10 @@ Value searchValue(const SearchSpec& s) {
         }
         out.set("space", std::move(space));
     }
-    if (s.memory_limit_gb || s.global_batch_size) {
-        Value constraints = Value::map();
-        if (s.memory_limit_gb) constraints.set("memory_limit_gb", Value::number(*s.memory_limit_gb));
-        if (s.global_batch_size) constraints.set("global_batch_size", Value::integer(*s.global_batch_size));
+    if (Value constraints = SpecWriter::write(s.constraints); !constraints.entries().empty())
         out.set("constraints", std::move(constraints));
-    }
-    if (s.objective) out.set("objective", Value::string(*s.objective));
-    if (s.keep) out.set("keep", Value::integer(*s.keep));
+    const Value fields = SpecWriter::write(s);  // (a temporary's entries() would dangle in the loop)
+    for (const Value::Entry& e : fields.entries()) out.set(e.key, e.value);
     return out;
 }
 

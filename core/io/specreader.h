@@ -11,6 +11,7 @@
 #include "spec/clusterspec.h"
 #include "spec/execspec.h"
 #include "spec/modelspec.h"
+#include "spec/searchspec.h"
 
 namespace tessera::core {
 
@@ -35,7 +36,8 @@ public:
     void stageCounts(Field f, std::optional<StageCounts>& out, StageForms forms, IntRange range);
     void ranges(Field f, std::optional<std::vector<RecomputeRange>>& out);
 
-    // Keys the caller handles itself (such as `file` or `preset`).
+    // A key the section holds that another reader takes (a nested section, a preset
+    // or file reference): not refused as unknown.
     void allow(std::string_view key) { m_known.push_back(key); }
     // Refuse every key not visited or allowed.
     void finish();

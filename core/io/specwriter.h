@@ -6,6 +6,7 @@
 #include "spec/clusterspec.h"
 #include "spec/execspec.h"
 #include "spec/modelspec.h"
+#include "spec/searchspec.h"
 
 namespace tessera::core {
 

@@ -114,13 +114,13 @@ SearchSetup searchSetup(const Scenario& scenario) {
                   "is not searched yet; state it in exec (searched: " + searchedKeys() + ")");
 
     sp.devices = *s.cluster.devices;
-    const std::optional<std::int64_t> gbs = search.global_batch_size ? search.global_batch_size : e.global_batch_size;
+    const std::optional<std::int64_t> gbs = search.constraints.global_batch_size ? search.constraints.global_batch_size : e.global_batch_size;
     if (!gbs) d.add(s.markOf("search"), "search.constraints.global_batch_size",
                     "required: the global batch the strategies must keep (or exec.global_batch_size)");
     sp.globalBatch = gbs.value_or(1);
     sp.memoryLimit = setup.input.run.memoryBudget;
-    if (search.memory_limit_gb)
-        sp.memoryLimit = std::min<Bytes>(sp.memoryLimit, static_cast<Bytes>(*search.memory_limit_gb * double(GiB)));
+    if (search.constraints.memory_limit_gb)
+        sp.memoryLimit = std::min<Bytes>(sp.memoryLimit, static_cast<Bytes>(*search.constraints.memory_limit_gb * double(GiB)));
     if (search.objective)
         sp.objective = *search.objective == "memory"              ? Objective::Memory
                        : *search.objective == "tokens_per_second" ? Objective::TokensPerSecond

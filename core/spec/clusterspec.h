@@ -54,4 +54,18 @@ struct ClusterSpec {
     bool operator==(const ClusterSpec&) const = default;
 };
 
+// The cluster's own fields. `device` is not in the table: it is a device preset's id
+// or a DeviceSpec mapping (whose table is above), which the scenario reader expands
+// before it reads the rest of the section with this one.
+inline constexpr Field kClusterDevice{"device", "The device: a preset id (tessera presets) or a mapping of its figures"};
+template <class Spec, class V>
+    requires std::same_as<std::remove_const_t<Spec>, ClusterSpec>
+void visit(Spec& c, V& v) {
+    const IntRange count{1, 1 << 24};
+    v.integer({"devices", "Devices in the cluster, in all"}, c.devices, count);
+    v.integer({"nodes", "Nodes in the cluster; devices = nodes · devices_per_node"}, c.nodes, count);
+    v.textList({"rank_order", "Parallel dimensions from the innermost rank out (tp, cp, ep, dp, pp)"}, c.rank_order,
+               kRankDimensions);
+}
+
 }  // namespace tessera::core

@@ -10,6 +10,8 @@
 #include <variant>
 #include <vector>
 
+#include "spec/field.h"
+
 namespace tessera::core {
 
 using SearchValue = std::variant<std::int64_t, bool, std::string>;
@@ -40,14 +42,38 @@ struct AxisInfo {
 std::span<const AxisInfo> searchAxes();
 const AxisInfo* searchAxis(std::string_view key);
 
-struct SearchSpec {
-    std::vector<SearchAxis> space;
+// What every strategy must keep.
+struct SearchConstraints {
     std::optional<double> memory_limit_gb;
     std::optional<std::int64_t> global_batch_size;
+    bool operator==(const SearchConstraints&) const = default;
+};
+
+template <class Spec, class V>
+    requires std::same_as<std::remove_const_t<Spec>, SearchConstraints>
+void visit(Spec& c, V& v) {
+    v.real({"memory_limit_gb", "Peak memory per device every strategy must fit; the tighter of this and the device's", "GiB"},
+           c.memory_limit_gb, RealRange{0, 1e9, true, false});
+    v.integer({"global_batch_size", "Sequences per step every strategy keeps; exec.global_batch_size when unstated",
+               "sequences"}, c.global_batch_size, IntRange{1});
+}
+
+struct SearchSpec {
+    std::vector<SearchAxis> space;  // the axes: searchAxes() is their table
+    SearchConstraints constraints;
     std::optional<std::string> objective;
     std::optional<std::int64_t> keep;
     bool operator==(const SearchSpec&) const = default;
 };
+
+// The section's own fields; `space` and `constraints` are read by their tables.
+template <class Spec, class V>
+    requires std::same_as<std::remove_const_t<Spec>, SearchSpec>
+void visit(Spec& s, V& v) {
+    v.choice({"objective", "What the best strategy minimises: step_time, memory, or maximises: tokens_per_second"},
+             s.objective, kObjectives);
+    v.integer({"keep", "How many of the best strategies to keep beside the Pareto front"}, s.keep, IntRange{1, 100000});
+}
 
 // The space a scenario searches when its search section names no axis (or it has
 // none): every axis in the default space `auto`, the devices, the global batch and
