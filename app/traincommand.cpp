@@ -57,25 +57,6 @@ Options parseArgs(const std::vector<std::string>& args) {
     return o;
 }
 
-// The cluster section: the train.yaml's device count, else --devices, and the
-// device from --device. What neither gives is refused by name.
-void completeCluster(Value& scenario, const Value& train, const Options& o) {
-    Diagnostics d;
-    Value& cluster = *scenario.find("cluster");
-    const Value* stated = cluster.find("devices");
-    if (stated && o.devices && stated->asInt() != *o.devices)
-        d.add(stated->mark(), "context.device_num",
-              "states " + std::to_string(stated->asInt()) + " devices, and --devices says " + std::to_string(*o.devices));
-    Value filled = Value::map(cluster.mark());
-    if (!o.device.empty()) filled.set("device", Value::string(o.device));
-    else d.add(train.mark(), "cluster.device", "a train.yaml does not name the device: pass --device PRESET (`tessera presets` lists them)");
-    if (stated) filled.set("devices", *stated, stated->mark());
-    else if (o.devices) filled.set("devices", Value::integer(*o.devices));
-    else d.add(train.mark(), "cluster.devices", "the train.yaml states no device count (context.device_num): pass --devices N");
-    d.raiseIfAny();
-    cluster = std::move(filled);
-}
-
 // A model file written absolute, made relative to where the scenario is saved
 // so the pair can be moved together.
 void rebaseModelFile(Value& scenario, const std::string& output) {
@@ -89,9 +70,11 @@ int importTrain(const Options& o) {
     const Value train = loadDocument(o.input);
     const std::string baseDir = fs::path(o.input).parent_path().empty() ? "." : fs::path(o.input).parent_path().string();
     Diagnostics d;
-    Value scenario = scenarioFromTrainYaml(train, baseDir, d);
+    TrainCluster cluster;
+    if (!o.device.empty()) cluster.device = Value::string(o.device);
+    cluster.devices = o.devices;  // stated on the command line: must agree with the file's
+    Value scenario = trainScenario(train, baseDir, cluster, d);
     d.raiseIfAny();
-    completeCluster(scenario, train, o);
     resolve(scenarioFromValue(scenario, o.input, baseDir));  // refuses what cannot be priced
 
     if (!o.output.empty()) rebaseModelFile(scenario, o.output);

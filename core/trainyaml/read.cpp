@@ -352,4 +352,23 @@ Value scenarioFromTrainYaml(const Value& root, const std::string& baseDir, Diagn
     return scenario;
 }
 
+Value trainScenario(const Value& train, const std::string& baseDir, const TrainCluster& given, Diagnostics& d) {
+    Value scenario = scenarioFromTrainYaml(train, baseDir, d);
+    const Value* cluster = scenario.find("cluster");
+    const Value* stated = cluster ? cluster->find("devices") : nullptr;
+    Value out = Value::map(cluster ? cluster->mark() : train.mark());
+    if (given.device) out.set("device", *given.device);
+    else d.add(train.mark(), "cluster.device", "a train.yaml does not name the device: give a device preset (import-train --device "
+                                               "PRESET; `tessera presets` lists them)");
+    if (stated && given.devices && !given.devicesOffered && stated->asInt() != *given.devices)
+        d.add(stated->mark(), "context.device_num",
+              "states " + num(stated->asInt()) + " devices, and the command line says " + num(*given.devices));
+    if (stated) out.set("devices", *stated, stated->mark());
+    else if (given.devices) out.set("devices", Value::integer(*given.devices));
+    else d.add(train.mark(), "cluster.devices", "the train.yaml states no device count (context.device_num): give one "
+                                                "(import-train --devices N)");
+    scenario.set("cluster", std::move(out));
+    return scenario;
+}
+
 }  // namespace tessera::core

@@ -35,6 +35,7 @@
 // than `mode` (§7.1). A stage placement other than the even split has no
 // AutoModels key; it goes to model.config_overrides.offset, where the seed's
 // parser reads a run's offsets (§3.5), so the file still says what was priced.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,5 +74,19 @@ std::string trainYaml(const ResolvedScenario& r, const Value* original);
 // is never set; cluster.devices only from context.device_num. Problems go to
 // `d`, each with its train.yaml path and position.
 Value scenarioFromTrainYaml(const Value& trainYaml, const std::string& baseDir, Diagnostics& d);
+
+// The cluster a train.yaml runs on, which it does not state: the device always
+// comes from the caller (`tessera import-train --device`, the GUI's current
+// device), the device count when the train.yaml has no context.device_num. A count
+// the caller states must agree with the file's; one it only offers (the GUI's
+// current count) gives way to it.
+struct TrainCluster {
+    std::optional<Value> device;          // a preset id, or a device mapping
+    std::optional<std::int64_t> devices;  // the device count
+    bool devicesOffered = false;          // true: the file's own count wins over `devices`
+};
+// scenarioFromTrainYaml with its cluster section completed from `cluster`; what
+// neither gives is refused by name. Problems go to `d`.
+Value trainScenario(const Value& trainYaml, const std::string& baseDir, const TrainCluster& cluster, Diagnostics& d);
 
 }  // namespace tessera::core

@@ -105,15 +105,14 @@ Outcome runHfConfig(std::string_view text) {
 Outcome runTrainYaml(std::string_view text) {
     try {
         const Value train = parseDocument(text, "train.yaml", Format::Yaml);
+        // As the GUI opens one on an h100-sxm x 64 window: a train.yaml never names the
+        // device, and states the device count only in context.device_num, which wins.
         Diagnostics d;
-        Value scenario = scenarioFromTrainYaml(train, fuzzBaseDir(), d);
+        const TrainCluster onWindow{Value::string("h100-sxm"), 64, true};
+        const Value scenario = trainScenario(train, fuzzBaseDir(), onWindow, d);
         d.raiseIfAny();
-        // As `import-train --device h100-sxm --devices 64`: a train.yaml never names the
-        // device, and states the device count only in context.device_num.
-        Value* cluster = scenario.find("cluster");
-        if (!cluster || !cluster->isMap()) throw ContractBroken("scenarioFromTrainYaml wrote no cluster mapping");
-        cluster->set("device", Value::string("h100-sxm"));
-        if (!cluster->find("devices")) cluster->set("devices", Value::integer(64));
+        const Value* cluster = scenario.find("cluster");
+        if (!cluster || !cluster->isMap() || !cluster->find("device")) throw ContractBroken("trainScenario wrote no cluster");
         (void)toYaml(scenario);
         const ResolvedScenario r = resolve(scenarioFromValue(scenario, "train.yaml", fuzzBaseDir()));
         price(r);
