@@ -88,6 +88,24 @@ void Value::erase(std::string_view key) {
     std::erase_if(m_entries, [&](const Entry& e) { return e.key == key; });
 }
 
+bool Value::sameAs(const Value& o) const {
+    if (m_kind != o.m_kind) return false;
+    switch (m_kind) {
+    case Kind::Null: return true;
+    case Kind::Bool: return m_bool == o.m_bool;
+    case Kind::Int: return m_int == o.m_int;
+    case Kind::Float: return m_double == o.m_double || (std::isnan(m_double) && std::isnan(o.m_double));
+    case Kind::String: return m_string == o.m_string;
+    case Kind::List:
+        return std::equal(m_items.begin(), m_items.end(), o.m_items.begin(), o.m_items.end(),
+                          [](const Value& a, const Value& b) { return a.sameAs(b); });
+    case Kind::Map:
+        return std::equal(m_entries.begin(), m_entries.end(), o.m_entries.begin(), o.m_entries.end(),
+                          [](const Entry& a, const Entry& b) { return a.key == b.key && a.value.sameAs(b.value); });
+    }
+    return false;
+}
+
 std::string Value::kindName(Kind kind) {
     switch (kind) {
     case Kind::Null: return "nothing (null)";

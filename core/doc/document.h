@@ -59,6 +59,9 @@ public:
     void set(std::string key, Value v, Mark keyMark = {});  // replaces or appends
     void erase(std::string_view key);
 
+    // The same content, key order included; where values stood is not compared.
+    bool sameAs(const Value& other) const;
+
     // How a value reads in a message: `8`, `"eight"`, `a list`, `a mapping`.
     std::string describe() const;
     // The kind in words: "a whole number", "text", ...

@@ -37,23 +37,30 @@ void applyOverride(Value& root, const std::string& assignment) {
     } catch (const LoadError& e) {
         throw SpecError(Diagnostic{e.mark(), path.front(), e.message()});
     }
-    if (!root.isMap()) root = Value::map(Mark{name});
+    setAt(root, assignment.substr(0, eq), value, Mark{name});
+}
+
+void setAt(Value& root, const std::string& dotted, std::optional<Value> value, const Mark& mark) {
+    const std::vector<std::string> path = splitPath(dotted);
+    if (!root.isMap()) root = Value::map(mark);
     Value* node = &root;
     for (std::size_t i = 0; i + 1 < path.size(); ++i) {
         const Value* child = node->find(path[i]);
         if (!child || child->isNull()) {
-            node->set(path[i], Value::map(Mark{name}), Mark{name});
+            if (!value) return;  // nothing to remove
+            node->set(path[i], Value::map(mark), mark);
         } else if (child->kind() == Value::Kind::String) {
             // A preset named by its id: keep it, as the base of the overrides.
             Value map = Value::map(child->mark());
             map.set("preset", *child, child->mark());
-            node->set(path[i], map, Mark{name});
+            node->set(path[i], map, mark);
         } else if (!child->isMap()) {
             throw SpecError(Diagnostic{child->mark(), path[i], "cannot set a key inside " + child->describe()});
         }
         node = node->find(path[i]);  // the (possibly replaced) child
     }
-    node->set(path.back(), value, Mark{name});
+    if (value) node->set(path.back(), std::move(*value), mark);
+    else node->erase(path.back());
 }
 
 }  // namespace tessera::core

@@ -25,6 +25,22 @@ struct StageMemory {
     Bytes total() const { return parameters + gradients + optimizerStates + mainParameters + activations + buffers + working; }
 };
 
+// A stage's memory terms in the order every table, chart and JSON shows them.
+struct MemoryTerm {
+    const char* key;   // the JSON key of `estimate --json`
+    const char* name;  // the words a table or legend shows
+    Bytes StageMemory::*bytes;
+};
+inline constexpr MemoryTerm kMemoryTerms[] = {
+    {"parameters", "Parameters", &StageMemory::parameters},
+    {"gradients", "Gradients", &StageMemory::gradients},
+    {"optimizer_states", "Optimizer states", &StageMemory::optimizerStates},
+    {"main_parameters", "Master copy", &StageMemory::mainParameters},
+    {"activations", "Activations", &StageMemory::activations},
+    {"buffers", "Buffers", &StageMemory::buffers},
+    {"working", "Working set", &StageMemory::working},
+};
+
 struct StageTime {  // one micro-batch through all the stage's chunks, seconds
     double forward = 0, backward = 0, weightGrad = 0, recompute = 0;  // backward excludes weightGrad and recompute
     double communication = 0;  // exposed collectives inside forward and backward (included above)

@@ -78,6 +78,15 @@ std::string estimateText(const ResolvedScenario& r, const Estimate& e) {
     return out;
 }
 
+namespace {
+nlohmann::ordered_json memoryJson(const StageMemory& m) {
+    nlohmann::ordered_json out;
+    for (const MemoryTerm& term : kMemoryTerms) out[term.key] = m.*term.bytes;
+    out["total"] = m.total();
+    return out;
+}
+}  // namespace
+
 std::string estimateJson(const ResolvedScenario&, const Estimate& e) {
     using json = nlohmann::ordered_json;
     json out;
@@ -91,10 +100,7 @@ std::string estimateJson(const ResolvedScenario&, const Estimate& e) {
                           {"in_flight_micro_batches", st.inFlightMicroBatches},
                           {"in_flight_per_chunk", st.inFlightPerChunk},
                           {"parameters", std::llround(st.parameters)},
-                          {"memory",
-                           {{"parameters", m.parameters}, {"gradients", m.gradients}, {"optimizer_states", m.optimizerStates},
-                            {"main_parameters", m.mainParameters}, {"activations", m.activations}, {"buffers", m.buffers},
-                            {"working", m.working}, {"total", m.total()}}},
+                          {"memory", memoryJson(m)},
                           {"time",
                            {{"forward_s", t.forward}, {"backward_s", t.backward + t.weightGrad}, {"weight_grad_s", t.weightGrad},
                             {"recompute_s", t.recompute}, {"communication_s", t.communication},
