@@ -29,7 +29,5 @@ int main(int argc, char** argv) {
     tessera::ui::MainWindow window(positional.isEmpty() ? QString() : positional.first());
     window.show();
     window.offerRecovery();  // after a crash: the unsaved changes it autosaved
-    const int status = app.exec();
-    tessera::app::joinWorkerThreads();
-    return status;
+    return app.exec();
 }

@@ -4,22 +4,16 @@
 #include <QFileInfo>
 #include <QImage>
 #include <QPixmap>
-#include <QThreadPool>
 #include <QTimer>
 #include <cstdio>
 
 #include "cli.h"
 #include "export/report.h"
-#include "export/reviewmode.h"
+#include "session/session.h"
+#include "style/reviewmode.h"
 #include "mainwindow/mainwindow.h"
 
 namespace tessera::app {
-
-void joinWorkerThreads() {
-    // The search ran on Qt's global pool, whose idle threads would otherwise still be
-    // alive while the process exits (LeakSanitizer's exit check crashes on that).
-    QThreadPool::globalInstance()->waitForDone();
-}
 
 namespace {
 
@@ -41,9 +35,9 @@ int runReport(const QStringList& args) {
     QString file, output;
     bool force = false;
     for (int i = 1; i < args.size(); ++i) {
-        if ((args[i] == "-o" || args[i] == "--output") && i + 1 < args.size()) output = args[++i];
-        else if (args[i] == "--force") force = true;
-        else if (args[i].startsWith('-') || !file.isEmpty()) {
+        if ((args[i] == QLatin1String("-o") || args[i] == QLatin1String("--output")) && i + 1 < args.size()) output = args[++i];
+        else if (args[i] == QLatin1String("--force")) force = true;
+        else if (args[i].startsWith(QLatin1Char('-')) || !file.isEmpty()) {
             std::fprintf(stderr, "tessera: report FILE -o REPORT.pdf [--force]\n");
             return kExitUsage;
         } else file = args[i];
@@ -57,29 +51,27 @@ int runReport(const QStringList& args) {
         return kExitFailure;
     }
     tessera::ui::enterReviewMode(*qApp);
-    tessera::ui::MainWindow window(file, nullptr, false);
-    window.setNeverAsk(true);
-    if (unreadable(window)) return kExitFailure;
-    if (!window.loaded()) {
-        std::fprintf(stderr, "tessera: %s cannot be used (tessera validate %s says why)\n", qPrintable(file), qPrintable(file));
+    // No window: the review is built from the session's values.
+    tessera::ui::Session session;
+    if (!session.load(file)) {
+        std::fprintf(stderr, "%s\n", qPrintable(session.unreadable()));
+        return kExitFailure;
+    }
+    if (!session.evaluationIsCurrent()) {
+        for (const tessera::core::Diagnostic& d : session.problems()) std::fprintf(stderr, "%s\n", d.text().c_str());
         return kExitInvalid;
     }
-    window.resize(1600, 1000);  // review mode: a fixed logical size
-    window.show();
     int status = kExitOk;
-    QObject::connect(&window, &tessera::ui::MainWindow::searchFinished, &window, [&] {
-        QTimer::singleShot(0, &window, [&] {
-            QString error;
-            if (!tessera::ui::writeReport(window, output, &error)) {
-                std::fprintf(stderr, "tessera: cannot write %s: %s\n", qPrintable(output), qPrintable(error));
-                status = kExitFailure;
-            }
-            QApplication::quit();
-        });
+    QObject::connect(&session, &tessera::ui::Session::searchFinished, &session, [&] {
+        QString error;
+        if (!tessera::ui::writeReport(tessera::ui::reviewOf(session), output, &error)) {
+            std::fprintf(stderr, "tessera: cannot write %s: %s\n", qPrintable(output), qPrintable(error));
+            status = kExitFailure;
+        }
+        QApplication::quit();
     });
-    window.startSearch();
+    session.startSearch();  // the default space when the file states none, as `tessera search`
     QApplication::exec();
-    joinWorkerThreads();
     return status;
 }
 
@@ -128,7 +120,7 @@ int runScreenshot(const QStringList& args) {
     // Grab once the event loop has laid everything out and painted - after the
     // scenario's search, for the views that show one.
     auto grab = [&] {
-        const QImage image = tessera::ui::reviewPicture(window, view, size);
+        const QImage image = window.reviewPicture(view, size);
         if (!image.save(output)) {
             std::fprintf(stderr, "tessera: cannot write %s\n", qPrintable(output));
             status = kExitFailure;
@@ -144,7 +136,6 @@ int runScreenshot(const QStringList& args) {
         QTimer::singleShot(0, &window, grab);
     }
     QApplication::exec();
-    joinWorkerThreads();
     return status;
 }
 

@@ -14,7 +14,5 @@ bool isReportInvocation(const QStringList& args);
 int runScreenshot(const QStringList& args);
 // tessera report FILE -o REPORT.pdf: the capacity-review PDF, after the scenario's search.
 int runReport(const QStringList& args);
-// Let the worker threads of the search's pool end before the process does.
-void joinWorkerThreads();
 
 }  // namespace tessera::app

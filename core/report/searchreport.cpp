@@ -36,7 +36,14 @@ nlohmann::ordered_json candidateJson(const Candidate& c) {
 
 }  // namespace
 
-std::string searchText(const SearchSetup& setup, const SearchResult& r, std::size_t top) {
+std::vector<std::pair<std::uint64_t, std::string>> refusalsByCount(const SearchResult& r) {
+    std::vector<std::pair<std::uint64_t, std::string>> byCount;
+    for (const auto& [why, n] : r.refused) byCount.emplace_back(n, why);
+    std::sort(byCount.begin(), byCount.end(), [](auto& a, auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+    return byCount;
+}
+
+std::string searchSummary(const SearchSetup& setup, const SearchResult& r) {
     const SearchSpace& s = setup.space;
     std::string out;
     char line[256];
@@ -51,22 +58,25 @@ std::string searchText(const SearchSetup& setup, const SearchResult& r, std::siz
     out += line;
     if (!r.refused.empty()) {
         out += "\nRefused:\n";
-        std::vector<std::pair<std::uint64_t, std::string>> byCount;
-        for (const auto& [why, n] : r.refused) byCount.emplace_back(n, why);
-        std::sort(byCount.begin(), byCount.end(), [](auto& a, auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
-        for (const auto& [n, why] : byCount) {
+        for (const auto& [n, why] : refusalsByCount(r)) {
             std::string count = withThousands(std::int64_t(n));
             out += "  " + std::string(count.size() < 11 ? 11 - count.size() : 0, ' ') + count + "  " + why + "\n";
         }
     }
+    if (r.top.empty()) {
+        out += "\nNo strategy fits.\n";
+        for (const std::string& a : r.advice) out += "  - " + a + "\n";
+    }
+    return out;
+}
+
+std::string searchText(const SearchSetup& setup, const SearchResult& r, std::size_t top) {
+    std::string out = searchSummary(setup, r);
     if (!r.top.empty()) {
         out += "\nBest strategies:\n" + std::string(kHeader);
         for (std::size_t i = 0; i < std::min(top, r.top.size()); ++i) out += row(i + 1, r.top[i]);
         out += "\nPareto front (peak memory against step time):\n" + std::string(kHeader);
         for (std::size_t i = 0; i < r.pareto.size(); ++i) out += row(i + 1, r.pareto[i]);
-    } else {
-        out += "\nNo strategy fits.\n";
-        for (const std::string& a : r.advice) out += "  - " + a + "\n";
     }
     return out;
 }

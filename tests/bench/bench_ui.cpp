@@ -112,7 +112,7 @@ private slots:
         int i = 0;
         QBENCHMARK {
             line->setText(i++ % 2 ? "[{first: 0, option: full}]" : "[{first: 0, option: selective}]");
-            emit window.editor()->changed();
+            emit window.editor()->execForm()->edited(QStringLiteral("recompute"));
             done = false;
             QVERIFY(QTest::qWaitFor([&] { return done; }, 5000));
             window.repaint();

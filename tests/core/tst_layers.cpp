@@ -80,6 +80,7 @@ private slots:
     void foldersIncludeOnlyFoldersBelowThem_data() {
         QTest::addColumn<QString>("root");
         QTest::newRow("core") << "core";
+        QTest::newRow("ui") << "ui";
     }
     void foldersIncludeOnlyFoldersBelowThem() {
         QFETCH(QString, root);

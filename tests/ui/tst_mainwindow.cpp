@@ -26,7 +26,7 @@
 #include <QFontInfo>
 #include <QMimeData>
 #include "imagechecks.h"
-#include "export/reviewmode.h"
+#include "style/reviewmode.h"
 #include "views/timelinewidget.h"
 
 #include "io/scenarioio.h"

@@ -317,11 +317,11 @@ private slots:
     }
 
     void textsReadTheSameEverywhere() {
-        QCOMPARE(ui::durationText(13.5), QString("13.5 s"));
-        QCOMPARE(ui::durationText(0.0768), QString("76.8 ms"));
-        QCOMPARE(ui::durationText(0.99996), QString("1.00 s"));
-        QCOMPARE(ui::durationText(123.4), QString("123 s"));
-        QCOMPARE(ui::durationText(5e-5), QString("50.0 µs"));
+        QCOMPARE(ui::secondsText(13.5), QString("13.5 s"));
+        QCOMPARE(ui::secondsText(0.0768), QString("76.8 ms"));
+        QCOMPARE(ui::secondsText(0.99996), QString("1.00 s"));
+        QCOMPARE(ui::secondsText(123.4), QString("123 s"));
+        QCOMPARE(ui::secondsText(5e-5), QString("50.0 µs"));
         const ui::TimelineBox box{{}, 1, 7, 0, core::Phase::Backward, 12.345, 12.4218, false};
         QCOMPARE(ui::describe(box),
                  QString("stage 1 · micro-batch 7 · chunk 0 · backward · 76.8 ms (12.345–12.422 s)"));
@@ -336,7 +336,7 @@ private slots:
         widget.setPipeline(core::simulatePipeline(core::pipelineInputFor(e, schedule, chunks, microBatches)));
         widget.setTitle(QString("bubble %1 % · step %2")
                             .arg(100 * e.bubbleFraction, 0, 'f', 1)
-                            .arg(ui::durationText(e.stepSeconds)));
+                            .arg(ui::secondsText(e.stepSeconds)));
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
         const QImage image = widget.grab().toImage();

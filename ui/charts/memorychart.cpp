@@ -10,8 +10,8 @@
 #include <QToolTip>
 #include <QValueAxis>
 
-#include "charts/palette.h"
-#include "models/stagememorymodel.h"
+#include "style/palette.h"
+#include "style/text.h"
 
 namespace tessera::ui {
 
@@ -27,32 +27,24 @@ QChart* buildMemoryChart(const core::Estimate& e, const core::Estimate* baseline
     chart->setTitle(QObject::tr("Memory per device by pipeline stage (GiB = 2^30 bytes)"));
     chart->setAnimationOptions(QChart::NoAnimation);
     auto* series = new QStackedBarSeries(chart);
-    const struct {
-        int column;
-        QColor colour;
-    } terms[] = {{StageMemoryModel::Parameters, colours::kParameters},
-                 {StageMemoryModel::Gradients, colours::kGradients},
-                 {StageMemoryModel::OptimizerStates, colours::kOptimizerStates},
-                 {StageMemoryModel::MasterCopy, colours::kMasterCopy},
-                 {StageMemoryModel::Activations, colours::kActivations},
-                 {StageMemoryModel::Buffers, colours::kBuffers},
-                 {StageMemoryModel::Working, colours::kWorking}};
     double top = gib(e.deviceMemory);
-    for (const auto& term : terms) {
-        auto* set = new QBarSet(StageMemoryModel::columnName(term.column), series);
-        set->setColor(term.colour);
-        set->setBorderColor(term.colour.darker(130));
-        for (const core::StageEstimate& s : e.stages) set->append(gib(StageMemoryModel::bytes(s.memory, term.column)));
+    for (std::size_t term = 0; term < std::size(core::kMemoryTerms); ++term) {
+        const core::Bytes core::StageMemory::*field = core::kMemoryTerms[term].bytes;
+        const QString name = QObject::tr(core::kMemoryTerms[term].name);
+        auto* set = new QBarSet(name, series);
+        const QColor colour = colours::termColour(term);
+        set->setColor(colour);
+        set->setBorderColor(colour.darker(130));
+        for (const core::StageEstimate& s : e.stages) set->append(gib(s.memory.*field));
         // Exact bytes on hover: colour is never the only carrier of a number.
-        const QString name = set->label();
-        QObject::connect(set, &QBarSet::hovered, chart, [e, column = term.column, name](bool on, int index) {
+        QObject::connect(set, &QBarSet::hovered, chart, [e, field, name](bool on, int index) {
             if (!on || index < 0 || index >= int(e.stages.size())) return QToolTip::hideText();
             const core::StageEstimate& s = e.stages[std::size_t(index)];
-            const core::Bytes b = StageMemoryModel::bytes(s.memory, column);
+            const core::Bytes b = s.memory.*field;
             QToolTip::showText(QCursor::pos(), QObject::tr("Stage %1 · %2: %3 GiB (%4 bytes)\nStage total %5 GiB")
-                                                   .arg(s.stage).arg(name).arg(gib(b), 0, 'f', 2)
+                                                   .arg(s.stage).arg(name, gibText(b, 2))
                                                    .arg(QLocale().toString(qlonglong(b)))
-                                                   .arg(gib(s.memory.total()), 0, 'f', 1));
+                                                   .arg(gibText(s.memory.total())));
         });
         series->append(set);
     }
@@ -83,7 +75,7 @@ QChart* buildMemoryChart(const core::Estimate& e, const core::Estimate* baseline
 
     // The device's memory, as a labelled line across every stage.
     auto* limit = new QLineSeries(chart);
-    limit->setName(QObject::tr("device memory %1 GiB").arg(gib(e.deviceMemory), 0, 'f', 1));
+    limit->setName(QObject::tr("device memory %1 GiB").arg(gibText(e.deviceMemory)));
     limit->append(-0.5, gib(e.deviceMemory));
     limit->append(double(e.stages.size()) - 0.5, gib(e.deviceMemory));
     QPen pen(colours::kOverLimit);

@@ -10,7 +10,8 @@
 #include <cmath>
 #include <memory>
 
-#include "charts/palette.h"
+#include "style/palette.h"
+#include "style/text.h"
 
 namespace tessera::ui {
 
@@ -70,7 +71,7 @@ QChart* buildParetoChart(const core::SearchResult& result, core::Bytes memoryLim
     front->setPointsVisible(true);
 
     auto* limit = new QLineSeries(chart);
-    limit->setName(QObject::tr("memory limit %1 GiB").arg(gib(memoryLimit), 0, 'f', 1));
+    limit->setName(QObject::tr("memory limit %1 GiB").arg(gibText(memoryLimit)));
     QPen limitPen(colours::kOverLimit);
     limitPen.setWidth(2);
     limitPen.setStyle(Qt::DashLine);
@@ -123,9 +124,8 @@ QChart* buildParetoChart(const core::SearchResult& result, core::Bytes memoryLim
     auto describe = [kept, xSpan, ySpan](const QPointF& p, bool on) {
         if (!on) return QToolTip::hideText();
         if (const core::Candidate* c = nearest(*kept, p, xSpan, ySpan))
-            QToolTip::showText(QCursor::pos(), QObject::tr("%1\n%2 GiB · %3 s")
-                                                   .arg(QString::fromStdString(c->label()))
-                                                   .arg(gib(c->peakMemory), 0, 'f', 1).arg(c->stepSeconds, 0, 'g', 3));
+            QToolTip::showText(QCursor::pos(), QObject::tr("%1\n%2 GiB · %3")
+                                                   .arg(qs(c->label()), gibText(c->peakMemory), secondsText(c->stepSeconds)));
     };
     QObject::connect(dots, &QScatterSeries::hovered, chart, describe);
     QObject::connect(front, &QLineSeries::hovered, chart, describe);

@@ -12,18 +12,17 @@
 #include <vector>
 
 #include "charts/niceaxis.h"
-#include "charts/palette.h"
-#include "report/estimatereport.h"
+#include "style/palette.h"
+#include "style/text.h"
 
 namespace tessera::ui {
 
 namespace {
 
-QString seconds(double s) { return QString::fromStdString(core::formatSeconds(s)); }
 
 QString signedSeconds(double d) {
     if (std::abs(d) < 5e-4) return QStringLiteral("±0");  // rounding noise, not a change
-    return (d >= 0 ? QStringLiteral("+") : QStringLiteral("−")) + seconds(std::abs(d));
+    return (d >= 0 ? QStringLiteral("+") : QStringLiteral("−")) + secondsText(std::abs(d));
 }
 
 // One stage's step in the breakdown's terms: its busy time per micro-batch times the
@@ -45,9 +44,9 @@ QChart* buildStepChart(const core::Estimate& e, std::int64_t microBatches, const
     auto* chart = new QChart;
     chart->setTheme(colours::darkPalette() ? QChart::ChartThemeDark : QChart::ChartThemeLight);  // before the series
     chart->setAnimationOptions(QChart::NoAnimation);
-    QString title = QObject::tr("Where the step goes: %1").arg(seconds(e.stepSeconds));
+    QString title = QObject::tr("Where the step goes: %1").arg(secondsText(e.stepSeconds));
     if (baseline)
-        title += QObject::tr(" (baseline %1, %2)").arg(seconds(baseline->stepSeconds), signedSeconds(e.stepSeconds - baseline->stepSeconds));
+        title += QObject::tr(" (baseline %1, %2)").arg(secondsText(baseline->stepSeconds), signedSeconds(e.stepSeconds - baseline->stepSeconds));
     chart->setTitle(title);
     // One colour per meaning (UI.md): work in the backward box's green, recompute in
     // hatched orange, communication in the buffers' purple, idle in hatched grey, the
@@ -75,7 +74,7 @@ QChart* buildStepChart(const core::Estimate& e, std::int64_t microBatches, const
     rows << QObject::tr("step");
     for (const auto& t : terms) {
         const double now = e.breakdown.*t.term;
-        QString label = QObject::tr("%1 %2").arg(QObject::tr(t.name), seconds(now));
+        QString label = QObject::tr("%1 %2").arg(QObject::tr(t.name), secondsText(now));
         if (baseline) label += QStringLiteral(" (%1)").arg(signedSeconds(now - baseline->breakdown.*t.term));
         auto* set = new QBarSet(label, series);
         set->setBrush(t.brush);
@@ -86,7 +85,7 @@ QChart* buildStepChart(const core::Estimate& e, std::int64_t microBatches, const
         const QString name = QObject::tr(t.name);
         QObject::connect(set, &QBarSet::hovered, chart, [set, name, rows](bool on, int index) {
             if (!on) return QToolTip::hideText();
-            QToolTip::showText(QCursor::pos(), QObject::tr("%1, %2: %3").arg(rows.value(index), name, seconds(set->at(index))));
+            QToolTip::showText(QCursor::pos(), QObject::tr("%1, %2: %3").arg(rows.value(index), name, secondsText(set->at(index))));
         });
         series->append(set);
     }

@@ -1,74 +1,173 @@
 #include "export/report.h"
-#include "export/reviewmode.h"
-#include "export/savefile.h"
 
-#include <QCryptographicHash>
-#include <QDateTime>
-#include <QFontMetrics>
-#include <algorithm>
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
-#include <QPlainTextEdit>
-#include <QRegularExpression>
 #include <QSaveFile>
 
-#include "forms/scenarioeditor.h"
-#include "doc/emit.h"
-#include "mainwindow/mainwindow.h"
+#include "charts/memorychart.h"
+#include "charts/paretochart.h"
+#include "charts/stepchart.h"
+#include "export/reviewtables.h"
+#include "export/savefile.h"
+#include "models/candidatesmodel.h"
+#include "models/stagememorymodel.h"
+#include "report/estimatereport.h"
+#include "report/searchreport.h"
+#include "session/session.h"
+#include "style/reviewmode.h"
+#include "style/text.h"
+#include "views/pipelineview.h"
 #include "views/timelinewidget.h"
 
 namespace tessera::ui {
 
-QString scenarioHash(const MainWindow& window) {
-    const std::string yaml = core::toYaml(window.editor()->document());
-    return QString::fromLatin1(QCryptographicHash::hash(QByteArray::fromStdString(yaml), QCryptographicHash::Sha256).toHex().left(12));
+Review reviewOf(const Session& session) {
+    Review r;
+    r.evaluation = session.evaluation();
+    r.baseline = session.baseline();
+    r.baselinePinned = session.baselinePinned();
+    r.search = session.search();
+    r.searchStale = session.searchIsStale();
+    r.scenarioHash = session.hash();
+    return r;
 }
 
-QStringList titleBlock(const MainWindow& window) {
-    const QString estimateText = qobject_cast<QPlainTextEdit*>(window.view("estimate"))->toPlainText();
-    const QStringList head = estimateText.split('\n');
-    return {head.value(0), head.value(1),
-            QObject::tr("%1 · scenario %2").arg(QDateTime::currentDateTime().toString("yyyy-MM-dd hh:mm"), scenarioHash(window))};
-}
-
-QImage reviewPicture(MainWindow& window, QWidget* view, QSize size) {
-    QWidget* target = view ? view : &window;
-    const QFont head = reviewFont(10, true), body = reviewFont(9);
-    const int lineHeight = QFontMetrics(body).height();
-    const int strip = 3 * lineHeight + 12;
-    // The view gets what the title block leaves of the asked size.
-    window.resize(size.width(), std::max(100, size.height() - strip) + (view ? window.height() - view->height() : 0));
-    target->resize(size.width(), size.height() - strip);
-    QImage image(size, QImage::Format_RGB32);
-    image.fill(Qt::white);
-    QPainter p(&image);
-    const QStringList lines = titleBlock(window);
-    int y = 6 + QFontMetrics(head).ascent();
-    for (int i = 0; i < lines.size(); ++i) {
-        p.setFont(i == 0 ? head : body);
-        p.setPen(i == 0 ? Qt::black : QColor(60, 60, 60));
-        p.drawText(10, y, lines[i]);
-        y += lineHeight;
-    }
-    p.setPen(QColor(200, 200, 200));
-    p.drawLine(0, strip - 1, size.width(), strip - 1);
-    target->render(&p, QPoint(0, strip));
-    return image;
+QStringList titleBlock(const Review& review) {
+    const core::ResolvedScenario& r = review.evaluation->resolved;
+    return {qs(core::headline(r)), qs(core::strategyLine(r)),
+            QObject::tr("%1 · scenario %2").arg(review.made.toString(QStringLiteral("yyyy-MM-dd hh:mm")), review.scenarioHash)};
 }
 
 namespace {
 
-// Draw a widget scaled into `box`, keeping its proportions.
-void drawWidget(QPainter& p, QWidget* w, const QRectF& box) {
-    const QPixmap image = w->grab();
-    const QSizeF size = QSizeF(image.size()).scaled(box.size(), Qt::KeepAspectRatio);
-    p.drawPixmap(QRectF(box.topLeft(), size), image, image.rect());
+class Pages {
+public:
+    Pages(QPdfWriter& pdf, const Review& review, int count) : m_pdf(pdf), m_review(review), m_count(count), m_painter(&pdf) {
+        m_scale = pdf.resolution() / 96.0;  // device pixels per logical pixel: fonts read at their size
+        m_line = QFontMetricsF(reviewFont(9), &pdf).height();
+        header();
+    }
+    QPainter& painter() { return m_painter; }
+    double scale() const { return m_scale; }
+    double line() const { return m_line; }
+    // The page below the header, above the footer.
+    QRectF body() const { return QRectF(0, m_top, m_pdf.width(), m_pdf.height() - m_top - 1.6 * m_line); }
+    void next() {
+        m_pdf.newPage();
+        ++m_page;
+        header();
+    }
+    void end() { m_painter.end(); }
+
+private:
+    // The title block on every page, the page number at its foot.
+    void header() {
+        QPainter& p = m_painter;
+        p.setPen(Qt::black);
+        double y = drawLines(p, {QObject::tr("Tessera capacity review")}, {0, 0}, reviewFont(13, true));
+        const QStringList lines = titleBlock(m_review);
+        y += drawLines(p, {lines[0]}, {0, y}, reviewFont(9, true));
+        y += drawLines(p, lines.mid(1), {0, y}, reviewFont(9));
+        p.setPen(QColor(190, 190, 190));
+        p.drawLine(QPointF(0, y + 0.4 * m_line), QPointF(m_pdf.width(), y + 0.4 * m_line));
+        m_top = y + m_line;
+        p.setPen(QColor(90, 90, 90));
+        p.setFont(reviewFont(8));
+        p.drawText(QRectF(0, m_pdf.height() - m_line, m_pdf.width(), m_line), Qt::AlignRight | Qt::AlignVCenter,
+                   QObject::tr("page %1 of %2").arg(m_page).arg(m_count));
+        p.setPen(Qt::black);
+    }
+
+    QPdfWriter& m_pdf;
+    const Review& m_review;
+    int m_count, m_page = 1;
+    QPainter m_painter;
+    double m_scale = 1, m_line = 10, m_top = 0;
+};
+
+QString baselineLine(const Review& r) {
+    if (!r.baseline) return {};
+    const core::Estimate &now = r.evaluation->estimate, &then = r.baseline->estimate;
+    const double d = now.stepSeconds - then.stepSeconds;
+    return QObject::tr("Against the baseline pinned %1 (%2): step %3 (%4%5), peak %6 GiB (%7 GiB)")
+        .arg(r.baselinePinned.toString(QStringLiteral("hh:mm")), qs(core::strategyLine(r.baseline->resolved)),
+             secondsText(now.stepSeconds), d >= 0 ? QStringLiteral("+") : QStringLiteral("−"), secondsText(std::abs(d)),
+             gibText(now.peakMemory), gibDeltaText(now.peakMemory, then.peakMemory));
+}
+
+void memoryPage(Pages& pages, const Review& r) {
+    QPainter& p = pages.painter();
+    const QRectF body = pages.body();
+    const core::Estimate& e = r.evaluation->estimate;
+    QStringList figures;
+    for (const std::string& line : core::keyFigures(e)) figures << qs(line);
+    if (r.baseline) figures << baselineLine(r);
+    double y = body.top() + drawLines(p, figures, body.topLeft(), reviewFont(9)) + pages.line() * 0.5;
+    StageMemoryModel stages;
+    stages.setEstimate(e);
+    if (r.baseline) stages.setBaseline(r.baseline->estimate);
+    const TextTable table = tableOf(stages);
+    const double tableHeight = pages.line() * 1.25 * double(std::min<qsizetype>(table.rows.size(), 16) + 1.5);
+    const double chartHeight = std::max(body.height() * 0.3, body.bottom() - y - tableHeight);
+    drawChart(p, buildMemoryChart(e, r.baseline ? &r.baseline->estimate : nullptr), QRectF(0, y, body.width(), chartHeight),
+              pages.scale());
+    drawTable(p, table, QRectF(0, y + chartHeight + pages.line() * 0.5, body.width(), body.bottom() - y - chartHeight), reviewMonoFont(8));
+}
+
+void pipelinePage(Pages& pages, const Review& r) {
+    const QRectF body = pages.body();
+    const core::Evaluation& e = *r.evaluation;
+    TimelineWidget timeline;
+    timeline.setPipeline(e.pipeline);
+    timeline.setTitle(timelineTitle(e, r.baseline.get()));
+    timeline.resize(int(body.width() / pages.scale()), 400);
+    const double height = std::min(body.height() * 0.6, timeline.naturalHeight() * pages.scale());
+    drawWidget(pages.painter(), timeline, QRectF(0, body.top(), body.width(), height), pages.scale());
+    drawChart(pages.painter(),
+              buildStepChart(e.estimate, *e.resolved.scenario.exec.micro_batch_num, r.baseline ? &r.baseline->estimate : nullptr),
+              QRectF(0, body.top() + height + pages.line(), body.width(), body.height() - height - pages.line()), pages.scale());
+}
+
+// What a page about the search says when there is none, or it is stale.
+double searchNotes(Pages& pages, const Review& r) {
+    QStringList notes;
+    if (!r.search) notes << QObject::tr("No search was run for this review.");
+    else if (!r.search->error.isEmpty()) notes << QObject::tr("The search could not run: %1").arg(r.search->error);
+    else if (r.searchStale)
+        notes << QObject::tr("This search ran on an earlier scenario (the model, cluster, search section or run settings "
+                             "changed since): its figures are not this scenario's.");
+    return notes.isEmpty() ? 0 : drawLines(pages.painter(), notes, pages.body().topLeft(), reviewFont(9, true)) + pages.line();
+}
+
+void paretoPage(Pages& pages, const Review& r) {
+    const double top = searchNotes(pages, r);
+    if (!r.search || !r.search->error.isEmpty()) return;
+    const core::Estimate& e = r.evaluation->estimate;
+    std::optional<CurrentPoint> base;
+    if (r.baseline) base = CurrentPoint{r.baseline->estimate.peakMemory, r.baseline->estimate.stepSeconds};
+    const QRectF body = pages.body().adjusted(0, top, 0, 0);
+    drawChart(pages.painter(),
+              buildParetoChart(r.search->result, r.search->setup.space.memoryLimit, CurrentPoint{e.peakMemory, e.stepSeconds}, {}, base),
+              body, pages.scale());
+}
+
+void strategiesPage(Pages& pages, const Review& r) {
+    const double top = searchNotes(pages, r);
+    if (!r.search || !r.search->error.isEmpty()) return;
+    QPainter& p = pages.painter();
+    QRectF body = pages.body().adjusted(0, top, 0, 0);
+    CandidatesModel best;
+    best.setCandidates(r.search->result.top);
+    const double used = drawTable(p, tableOf(best, 20), body, reviewMonoFont(8));
+    body.setTop(body.top() + used + pages.line());
+    const QStringList summary = qs(core::searchSummary(r.search->setup, r.search->result)).split(QLatin1Char('\n'));
+    drawLines(p, summary, body.topLeft(), reviewMonoFont(8));
 }
 
 }  // namespace
 
-bool writeReport(MainWindow& window, const QString& path, QString* error) {
+bool writeReport(const Review& review, const QString& path, QString* error) {
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)) {
         if (error) *error = file.errorString();
@@ -81,50 +180,15 @@ bool writeReport(MainWindow& window, const QString& path, QString* error) {
         pdf.setResolution(150);
         pdf.setTitle(QStringLiteral("Tessera capacity review"));
         pdf.setCreator(QStringLiteral("Tessera"));
-        QPainter p(&pdf);
-        const QRectF page(0, 0, pdf.width(), pdf.height());
-        const double line = pdf.resolution() * 0.22;
-        const QFont title = reviewFont(16, true);
-        const QFont body = reviewFont(9);
-
-        // Title block: what the pictures show, when, and from which input.
-        const QStringList head = titleBlock(window);
-        p.setFont(title);
-        p.drawText(QPointF(0, line), QObject::tr("Tessera capacity review"));
-        p.setFont(body);
-        double y = line * 2.2;
-        for (const QString& text : head) {
-            p.drawText(QPointF(0, y), text);
-            y += line;
-        }
-        const QStringList estimateLines = qobject_cast<QPlainTextEdit*>(window.view("estimate"))->toPlainText().split('\n');
-        for (const QString& text : estimateLines.filter(QRegularExpression("^(Peak|Step|Where|Parameters)"))) {
-            p.drawText(QPointF(0, y), text);
-            y += line;
-        }
-        // Page 1: memory. Then the pipeline, the Pareto front and the strategies, a page each.
-        window.showView("memory");
-        drawWidget(p, window.view("memory"), QRectF(0, y + line * 0.5, page.width(), page.height() - y - line));
-        pdf.newPage();
-        // The timeline drawn for the page: as wide as it, lanes as tall as they read;
-        // where the step goes below it.
-        auto* shown = window.view("pipeline")->findChild<TimelineWidget*>();
-        TimelineWidget timeline;
-        timeline.setPipeline(shown->pipeline());
-        timeline.setTitle(shown->title());
-        timeline.resize(1800, timeline.naturalHeight());
-        const double timelineHeight = std::min(page.height() * 0.62, page.width() * timeline.height() / timeline.width());
-        drawWidget(p, &timeline, QRectF(0, 0, page.width(), timelineHeight));
-        window.showView("pipeline");
-        drawWidget(p, window.view("pipeline")->findChild<QWidget*>("stepChart"),
-                   QRectF(0, timelineHeight + line, page.width(), page.height() - timelineHeight - line));
-        pdf.newPage();
-        window.showView("pareto");
-        drawWidget(p, window.view("pareto"), QRectF(0, 0, page.width(), page.height()));
-        pdf.newPage();
-        window.showView("candidates");
-        drawWidget(p, window.view("candidates"), QRectF(0, 0, page.width(), page.height()));
-        p.end();
+        Pages pages(pdf, review, 4);
+        memoryPage(pages, review);
+        pages.next();
+        pipelinePage(pages, review);
+        pages.next();
+        paretoPage(pages, review);
+        pages.next();
+        strategiesPage(pages, review);
+        pages.end();
     }
     return commitWhole(file, error);
 }

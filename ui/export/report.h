@@ -1,30 +1,40 @@
 #pragma once
-// The PDF for a capacity review: a title block that traces the pictures to their
-// input (model, cluster, strategy, date and a short hash of the scenario), the key
-// figures, the Memory, Pipeline and Pareto views as the window draws them, and the
-// top strategies of the last search. Review mode (UI.md): a fixed logical size and
-// the light palette, whatever the screen.
-#include <QImage>
-#include <QSize>
+// The PDF for a capacity review, built from values: the evaluation, the pinned
+// baseline, the last search (and whether it is stale) and the scenario's hash. A
+// title block traces every page to its input (model, cluster, strategy, date and the
+// hash); page 1 holds the key figures, the memory per stage as a chart and a table;
+// page 2 the schedule and where the step goes; page 3 the Pareto front; page 4 the
+// best strategies and the search's counts and refusals. Everything is drawn for the
+// page (ui/export/reviewtables.h): nothing is read back from the window.
+#include <QDateTime>
 #include <QString>
 #include <QStringList>
+#include <memory>
 
-class QWidget;
+#include "model/evaluation.h"
+#include "workers/searchcontroller.h"
 
 namespace tessera::ui {
 
-class MainWindow;
+class Session;
 
-// Returns false with `error` set when the file cannot be written.
-bool writeReport(MainWindow& window, const QString& path, QString* error);
+struct Review {
+    std::shared_ptr<const core::Evaluation> evaluation;  // required
+    std::shared_ptr<const core::Evaluation> baseline;
+    QDateTime baselinePinned;
+    std::shared_ptr<const SearchOutcome> search;
+    bool searchStale = false;
+    QString scenarioHash;
+    QDateTime made = QDateTime::currentDateTime();
+};
+
+// What the session holds now (its evaluation must be current).
+Review reviewOf(const Session& session);
 
 // The title block's lines: model and cluster, strategy, date and scenario hash.
-QStringList titleBlock(const MainWindow& window);
-// A picture of `view` (the whole window when null) at `size` with the title block on
-// top, for review screenshots.
-QImage reviewPicture(MainWindow& window, QWidget* view, QSize size);
+QStringList titleBlock(const Review& review);
 
-// A short, stable hash of the scenario the window shows (its YAML), for title blocks.
-QString scenarioHash(const MainWindow& window);
+// Returns false with `error` set when the file cannot be written.
+bool writeReport(const Review& review, const QString& path, QString* error);
 
 }  // namespace tessera::ui

@@ -2,21 +2,19 @@
 
 #include <QComboBox>
 #include <QFormLayout>
-#include <QLabel>
 #include <QLineEdit>
 #include <QScrollArea>
 #include <QToolBox>
-#include <QUndoStack>
 #include <QVBoxLayout>
 
-#include "commands/fieldedit.h"
 #include "forms/specform.h"
+#include "io/overrides.h"
 #include "io/presets.h"
-#include "io/scenarioio.h"
-#include "io/specreader.h"
-#include "io/specwriter.h"
-#include "doc/emit.h"
+#include "session/session.h"
+#include "spec/clusterspec.h"
 #include "spec/searchspec.h"
+#include "style/palette.h"
+#include "style/text.h"
 
 namespace tessera::ui {
 
@@ -30,9 +28,21 @@ QScrollArea* scrolled(QWidget* inner, QWidget* parent) {
     return area;
 }
 
+// The mapping at a dotted path of the document, or an empty one.
+core::Value sectionAt(const core::Value& document, const QString& path) {
+    const core::Value* at = &document;
+    for (const QString& part : path.split(QLatin1Char('.'))) {
+        at = at->isMap() ? at->find(part.toStdString()) : nullptr;
+        if (!at) return core::Value::map();
+    }
+    return *at;
+}
+
+QString viewOf(std::string_view text) { return QString::fromUtf8(text.data(), qsizetype(text.size())); }
+
 }  // namespace
 
-ScenarioEditor::ScenarioEditor(QWidget* parent) : QWidget(parent) {
+ScenarioEditor::ScenarioEditor(Session& session, QWidget* parent) : QWidget(parent), m_session(session) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     m_sections = new QToolBox(this);
@@ -42,13 +52,14 @@ ScenarioEditor::ScenarioEditor(QWidget* parent) : QWidget(parent) {
     auto* modelPage = new QWidget(this);
     auto* modelLayout = new QVBoxLayout(modelPage);
     m_modelPreset = new QComboBox(modelPage);
-    m_modelPreset->setObjectName("modelPreset");
-    m_modelPreset->addItem(tr("(as stated)"));
+    m_modelPreset->setObjectName(QStringLiteral("modelPreset"));
+    m_modelPreset->addItem(tr("Load a model preset…"));
     for (const core::PresetInfo& p : core::listPresets(core::PresetKind::Model))
-        m_modelPreset->addItem(QString::fromStdString(p.id), QString::fromStdString(p.id));
-    m_modelPreset->setToolTip(tr("Fill the model fields from a built-in model"));
+        m_modelPreset->addItem(qs(p.id), qs(p.id));
+    m_modelPreset->setToolTip(tr("Replace the model section with a built-in model (one undo step)"));
     connect(m_modelPreset, &QComboBox::activated, this, [this](int index) {
         if (index > 0) loadModelPreset(m_modelPreset->itemData(index).toString());
+        m_modelPreset->setCurrentIndex(0);
     });
     modelLayout->addWidget(m_modelPreset);
     m_model = new SpecForm(QStringLiteral("model"), modelPage);
@@ -61,202 +72,124 @@ ScenarioEditor::ScenarioEditor(QWidget* parent) : QWidget(parent) {
     m_exec->build(core::ExecSpec{});
     m_sections->addItem(scrolled(m_exec, this), tr("Execution"));
 
-    auto* cluster = new QWidget(this);
-    auto* clusterLayout = new QFormLayout(cluster);
-    m_device = new QComboBox(cluster);
-    m_device->setObjectName("device");
-    for (const core::PresetInfo& p : core::listPresets(core::PresetKind::Device))
-        m_device->addItem(QString::fromStdString(p.id), QString::fromStdString(p.id));
-    m_device->setToolTip(tr("The device preset (datasheet figures, see tessera presets)"));
-    m_devices = new QLineEdit(cluster);
-    m_devices->setObjectName("devices");
-    m_devices->setToolTip(tr("Devices in the cluster (total)"));
-    clusterLayout->addRow(tr("device"), m_device);
-    clusterLayout->addRow(tr("devices"), m_devices);
-    m_sections->addItem(scrolled(cluster, this), tr("Cluster"));
-    buildSearchForm();
+    // Cluster: the device preset above the cluster's own fields.
+    auto* clusterPage = new QWidget(this);
+    auto* clusterLayout = new QVBoxLayout(clusterPage);
+    auto* deviceRow = new QFormLayout;
+    m_device = new QComboBox(clusterPage);
+    m_device->setObjectName(QStringLiteral("cluster.device"));
+    for (const core::PresetInfo& p : core::listPresets(core::PresetKind::Device)) m_device->addItem(qs(p.id), qs(p.id));
+    m_device->setToolTip(viewOf(core::kClusterDevice.help) + tr(" (datasheet figures: tessera presets)"));
+    connect(m_device, &QComboBox::activated, this, [this](int index) { chooseDevice(m_device->itemData(index).toString()); });
+    deviceRow->addRow(QStringLiteral("device"), m_device);
+    clusterLayout->addLayout(deviceRow);
+    m_cluster = new SpecForm(QStringLiteral("cluster"), clusterPage);
+    m_cluster->build(core::ClusterSpec{});
+    clusterLayout->addWidget(m_cluster);
+    clusterLayout->addStretch();
+    m_sections->addItem(scrolled(clusterPage, this), tr("Cluster"));
+
+    // Search: each axis `auto`, a YAML list of candidates, or empty (the exec value);
+    // then the constraints, the objective and how many to keep.
+    auto* searchPage = new QWidget(this);
+    auto* searchLayout = new QVBoxLayout(searchPage);
+    m_space = new SpecForm(QStringLiteral("search.space"), searchPage);
+    for (const core::AxisInfo& axis : core::searchAxes()) {
+        if (!axis.searched) continue;
+        const QString key = viewOf(axis.key);
+        const std::string help = "Candidates for exec." + std::string(axis.key) +
+                                 ": auto (every valid value), a list such as [1, 2, 4], or empty to keep the exec value";
+        m_space->addRow(core::Field{axis.key, help}, QString());
+        if (auto* line = qobject_cast<QLineEdit*>(m_space->editor(key))) line->setPlaceholderText(tr("exec value"));
+    }
+    searchLayout->addWidget(m_space);
+    m_constraints = new SpecForm(QStringLiteral("search.constraints"), searchPage);
+    m_constraints->build(core::SearchConstraints{});
+    searchLayout->addWidget(m_constraints);
+    m_search = new SpecForm(QStringLiteral("search"), searchPage);
+    m_search->build(core::SearchSpec{});
+    searchLayout->addWidget(m_search);
+    searchLayout->addStretch();
+    m_sections->addItem(scrolled(searchPage, this), tr("Search space"));
     m_sections->setCurrentIndex(1);
 
-    m_undo = new QUndoStack(this);
-    connect(m_model, &SpecForm::edited, this, [this](const QString& key) { recordEdit(m_model, key); });
-    connect(m_exec, &SpecForm::edited, this, [this](const QString& key) { recordEdit(m_exec, key); });
-    connect(m_device, &QComboBox::currentTextChanged, this, &ScenarioEditor::changed);
-    connect(m_devices, &QLineEdit::textEdited, this, &ScenarioEditor::changed);
+    for (SpecForm* form : {m_model, m_exec, m_cluster, m_space, m_constraints, m_search})
+        connect(form, &SpecForm::edited, this, [this, form](const QString& key) { edited(form, key); });
+    connect(&m_session, &Session::documentChanged, this, &ScenarioEditor::showDocument);
+    connect(&m_session, &Session::evaluated, this, &ScenarioEditor::showProblems);
+    showDocument();
+    showProblems();
 }
 
-void ScenarioEditor::setScenario(const core::Scenario& scenario) {
-    m_base = scenario;
-    m_model->setValues(core::SpecWriter::write(scenario.model));
-    m_exec->setValues(core::SpecWriter::write(scenario.exec));
-    const QSignalBlocker b1(m_device), b2(m_devices);
-    const QString device = QString::fromStdString(scenario.cluster.device_preset.value_or(""));
-    if (!device.isEmpty()) m_device->setCurrentText(device);
-    m_device->setEnabled(!device.isEmpty() || !scenario.cluster.device);  // a custom device is kept as stated
-    m_devices->setText(scenario.cluster.devices ? QString::number(*scenario.cluster.devices) : QString());
-    for (auto& [key, line] : m_search) line->clear();
-    if (scenario.search) {
-        const core::Value search = core::searchValue(*scenario.search);
-        auto text = [](const core::Value& v) {
-            return v.kind() == core::Value::Kind::String ? QString::fromStdString(v.asString())
-                                                          : QString::fromStdString(core::toYaml(v)).trimmed();
-        };
-        for (const char* section : {"space", "constraints"})
-            if (const core::Value* map = search.find(section))
-                for (const core::Value::Entry& e : map->entries())
-                    if (auto it = m_search.find(QString(section) + "." + QString::fromStdString(e.key)); it != m_search.end())
-                        it->second->setText(text(e.value));
-        for (const char* key : {"objective", "keep"})
-            if (const core::Value* v = search.find(key)) m_search.at(key)->setText(text(*v));
+QUndoStack* ScenarioEditor::undoStack() const { return m_session.undoStack(); }
+
+void ScenarioEditor::showDocument() {
+    const core::Value& doc = m_session.document();
+    for (SpecForm* form : {m_model, m_exec, m_cluster, m_space, m_constraints, m_search})
+        form->setValues(sectionAt(doc, form->section()));
+    // The device: a preset by its id; a device stated by its figures is kept as stated.
+    const QSignalBlocker block(m_device);
+    const core::Value* device = sectionAt(doc, QStringLiteral("cluster")).find("device");
+    const int custom = m_device->findData(QString());
+    if (custom >= 0) m_device->removeItem(custom);
+    if (device && device->kind() == core::Value::Kind::String) {
+        const QString id = qs(device->asString());
+        if (m_device->findData(id) < 0) m_device->addItem(id, id);  // an unknown id: shown, and refused by the core
+        m_device->setCurrentIndex(m_device->findData(id));
+        m_device->setEnabled(true);
+    } else if (device && !device->isNull()) {
+        m_device->addItem(tr("(custom device, as stated)"), QString());
+        m_device->setCurrentIndex(m_device->count() - 1);
+        m_device->setEnabled(false);
+    } else {
+        m_device->setCurrentIndex(-1);
+        m_device->setEnabled(true);
     }
-    markProblems({});
-    rememberTexts();
-    m_undo->clear();  // a newly opened scenario starts a new history
 }
 
-void ScenarioEditor::buildSearchForm() {
-    // Each exec key a search may vary: `auto`, a YAML list of candidates, or empty
-    // (the exec value); then the constraints, the objective and how many to keep.
-    auto* page = new QWidget(this);
-    auto* form = new QFormLayout(page);
-    auto add = [&](const QString& key, const QString& label, const QString& tip) {
-        auto* line = new QLineEdit(page);
-        line->setObjectName("search." + key);
-        line->setPlaceholderText(tr("exec value"));
-        line->setToolTip(tip);
-        line->setClearButtonEnabled(true);
-        form->addRow(label, line);
-        connect(line, &QLineEdit::textEdited, this, &ScenarioEditor::changed);
-        m_search[key] = line;
-    };
-    for (const core::AxisInfo& axis : core::searchAxes()) {
-        const QString key = QString::fromUtf8(axis.key.data(), int(axis.key.size()));
-        add("space." + key, key, tr("Candidates for %1: auto (every valid value), a list such as [1, 2, 4], or empty to keep the exec value").arg(key));
+void ScenarioEditor::showProblems() {
+    const std::vector<core::Diagnostic>& problems = m_session.problems();
+    for (SpecForm* form : {m_model, m_exec, m_cluster, m_space, m_constraints, m_search}) form->markProblems(problems);
+    QStringList device;
+    for (const core::Diagnostic& d : problems)
+        if (d.path.starts_with("cluster.device")) device << qs(d.message);
+    m_device->setStyleSheet(device.isEmpty() ? QString() : colours::problemBorder());
+    m_device->setToolTip(device.isEmpty() ? viewOf(core::kClusterDevice.help) : device.join(QLatin1Char('\n')));
+}
+
+void ScenarioEditor::edited(SpecForm* form, const QString& key) {
+    core::Value doc = m_session.document();
+    const QString path = form->section() + QLatin1Char('.') + key;
+    try {
+        core::setAt(doc, path.toStdString(), form->valueOf(key));
+    } catch (const core::SpecError&) {
+        // The section above is not a mapping (`search: 3` in the file): the form's row replaces it.
+        core::Value section = core::Value::map();
+        if (std::optional<core::Value> v = form->valueOf(key)) section.set(key.toStdString(), *v);
+        core::setAt(doc, form->section().toStdString(), section);
     }
-    add("constraints.memory_limit_gb", tr("memory limit (GiB)"), tr("The tighter of this and the device memory holds"));
-    add("constraints.global_batch_size", tr("global batch"), tr("Sequences per step every strategy must keep (else exec.global_batch_size)"));
-    add("objective", tr("objective"), tr("step_time, memory or tokens_per_second"));
-    add("keep", tr("keep"), tr("How many of the best strategies to keep beside the Pareto front"));
-    m_sections->addItem(scrolled(page, this), tr("Search space"));
-}
-
-core::Value ScenarioEditor::searchValue() const {
-    core::Value search = core::Value::map(), space = core::Value::map(), constraints = core::Value::map();
-    for (const auto& [key, line] : m_search) {
-        const QString text = line->text().trimmed();
-        if (text.isEmpty()) continue;
-        core::Value v;
-        try {
-            v = core::parseDocument(text.toStdString(), ("search." + key).toStdString(), core::Format::Yaml);
-        } catch (const core::LoadError&) {
-            v = core::Value::string(text.toStdString());
-        }
-        if (key.startsWith("space.")) space.set(key.mid(6).toStdString(), v);
-        else if (key.startsWith("constraints.")) constraints.set(key.mid(12).toStdString(), v);
-        else search.set(key.toStdString(), v);
+    // An emptied search keeps no empty sections behind, as a hand-written file would not.
+    if (core::Value* search = doc.find("search"); search && search->isMap()) {
+        for (const char* part : {"space", "constraints"})
+            if (const core::Value* v = search->find(part); v && v->isMap() && v->entries().empty()) search->erase(part);
+        if (search->entries().empty()) doc.erase("search");
     }
-    if (!space.entries().empty()) search.set("space", space);
-    if (!constraints.entries().empty()) search.set("constraints", constraints);
-    return search;
-}
-
-void ScenarioEditor::recordEdit(SpecForm* form, const QString& key) {
-    const QString path = form->section() + '.' + key;
-    const QString before = m_lastText[path], after = form->text(key);
-    m_lastText[path] = after;
-    m_undo->push(new FieldEdit(form, key, before, after, [this, form, key] {
-        m_lastText[form->section() + '.' + key] = form->text(key);
-        emit changed();
-    }));
-    emit changed();
-}
-
-void ScenarioEditor::rememberTexts() {
-    m_lastText.clear();
-    for (SpecForm* form : {m_model, m_exec}) {
-        const core::Value values = form->values();  // kept alive for the loop
-        for (const core::Value::Entry& e : values.entries())
-            m_lastText[form->section() + '.' + QString::fromStdString(e.key)] = form->text(QString::fromStdString(e.key));
-    }
+    m_session.setScenario(doc, Change::Edit, tr("edit %1").arg(path), path);
 }
 
 void ScenarioEditor::loadModelPreset(const QString& id) {
     if (std::optional<core::Value> preset = core::loadPreset(core::PresetKind::Model, id.toStdString())) {
-        m_model->setValues(*preset);
-        emit changed();
+        core::Value doc = m_session.document();
+        core::setAt(doc, "model", *preset);
+        m_session.setScenario(doc, Change::Import, tr("load the model preset %1").arg(id));
     }
 }
 
-std::optional<core::Scenario> ScenarioEditor::scenario(std::vector<core::Diagnostic>& problems) const {
-    core::Diagnostics d;
-    core::Scenario s = m_base;
-    s.model = core::modelFromValue(m_model->values(), "model", d);
-    s.exec = core::ExecSpec{};
-    core::SpecReader(m_exec->values(), "exec", d).read(s.exec);
-    if (m_device->isEnabled()) {
-        const std::string id = m_device->currentData().toString().toStdString();
-        if (std::optional<core::Value> preset = core::loadPreset(core::PresetKind::Device, id)) {
-            core::DeviceSpec device;
-            core::SpecReader(*preset, "cluster.device", d).read(device);
-            s.cluster.device = device;
-            s.cluster.device_preset = id;
-        }
-    }
-    const core::Value search = searchValue();
-    if (search.entries().empty()) s.search.reset();
-    else s.search = core::readSearch(search, d);
-    s.cluster.nodes.reset();
-    s.cluster.devices.reset();
-    if (!m_devices->text().trimmed().isEmpty()) {
-        bool ok = false;
-        const qlonglong n = m_devices->text().trimmed().toLongLong(&ok);
-        if (ok && n >= 1) s.cluster.devices = n;
-        else d.add({}, "cluster.devices", "expected a whole number of at least 1, got \"" + m_devices->text().toStdString() + "\"");
-    }
-    problems = d.list();
-    if (!d.empty()) return std::nullopt;
-    return s;
-}
-
-core::Value ScenarioEditor::document() const {
-    core::Value root = core::scenarioValue(m_base);
-    root.set("model", m_model->values());
-    root.set("exec", m_exec->values());
-    core::Value cluster = root.find("cluster") ? *root.find("cluster") : core::Value::map();
-    if (m_device->isEnabled()) cluster.set("device", core::Value::string(m_device->currentData().toString().toStdString()));
-    cluster.erase("nodes");
-    cluster.erase("devices");
-    if (!m_devices->text().trimmed().isEmpty()) {
-        bool ok = false;
-        const qlonglong n = m_devices->text().trimmed().toLongLong(&ok);
-        cluster.set("devices", ok ? core::Value::integer(n) : core::Value::string(m_devices->text().toStdString()));
-    }
-    root.set("cluster", cluster);
-    const core::Value search = searchValue();
-    if (search.entries().empty()) root.erase("search");
-    else root.set("search", search);
-    return root;
-}
-
-void ScenarioEditor::setModel(const core::ModelSpec& model) {
-    m_model->setValues(core::SpecWriter::write(model));
-    emit changed();
-}
-
-void ScenarioEditor::markProblems(const std::vector<core::Diagnostic>& problems) {
-    m_model->markProblems(problems);
-    m_exec->markProblems(problems);
-    bool devicesBad = false;
-    for (const core::Diagnostic& d : problems) devicesBad = devicesBad || d.path.starts_with("cluster");
-    m_devices->setStyleSheet(devicesBad ? "border: 2px solid #D50000;" : "");
-    for (auto& [key, line] : m_search) {
-        QStringList messages;
-        const std::string path = "search." + key.toStdString();
-        for (const core::Diagnostic& d : problems)
-            if (d.path == path || d.path.starts_with(path + "[") || d.path.starts_with(path + "."))
-                messages << QString::fromStdString(d.message);
-        line->setStyleSheet(messages.isEmpty() ? "" : "border: 2px solid #D50000;");
-        if (!messages.isEmpty()) line->setToolTip(messages.join('\n'));
-    }
+void ScenarioEditor::chooseDevice(const QString& id) {
+    if (id.isEmpty()) return;
+    core::Value doc = m_session.document();
+    core::setAt(doc, "cluster.device", core::Value::string(id.toStdString()));
+    m_session.setScenario(doc, Change::Import, tr("choose the device %1").arg(id));
 }
 
 }  // namespace tessera::ui

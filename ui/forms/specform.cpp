@@ -6,6 +6,7 @@
 #include <QLineEdit>
 
 #include "doc/emit.h"
+#include "style/palette.h"
 
 namespace tessera::ui {
 
@@ -16,8 +17,6 @@ QString valueText(const core::Value& v) {
     if (v.kind() == core::Value::Kind::String) return QString::fromStdString(v.asString());
     return QString::fromStdString(core::toYaml(v)).trimmed();
 }
-
-const char* kProblemStyle = "border: 2px solid #D50000;";
 
 }  // namespace
 
@@ -58,7 +57,7 @@ void SpecForm::addRow(core::Field f, const QString& text, QStringList choices) {
         connect(line, &QLineEdit::textEdited, this, [this, key] { emit edited(key); });
         editor = line;
     }
-    editor->setObjectName(key);
+    editor->setObjectName(m_section + '.' + key);
     editor->setToolTip(help);
     auto* label = new QLabel(key, this);
     label->setToolTip(help);
@@ -87,34 +86,36 @@ void SpecForm::setText(const QString& key, const QString& text) {
     else qobject_cast<QLineEdit*>(it->second.editor)->setText(text);
 }
 
+QStringList SpecForm::keys() const { return QStringList(m_order.begin(), m_order.end()); }
+
+std::optional<core::Value> SpecForm::valueOf(const QString& key) const {
+    const QString typed = text(key);
+    if (typed.trimmed().isEmpty()) return std::nullopt;
+    const std::string name = (m_section + '.' + key).toStdString();
+    core::Value v;
+    try {  // YAML, as in a file: `8`, `true`, `[{first: 0, option: full}]`
+        v = core::parseDocument(typed.toStdString(), name, core::Format::Yaml);
+    } catch (const core::SpecError&) {
+        v = core::Value::string(typed.toStdString());  // the reader refuses it with its own words
+    }
+    v.setMark(core::Mark{name});
+    return v;
+}
+
 core::Value SpecForm::values() const {
     core::Value map = core::Value::map(core::Mark{m_section.toStdString()});
-    for (const QString& key : m_order) {
-        const Row& row = m_rows.at(key);
-        const QString text = qobject_cast<QComboBox*>(row.editor) ? qobject_cast<QComboBox*>(row.editor)->currentText()
-                                                                  : qobject_cast<QLineEdit*>(row.editor)->text();
-        if (text.trimmed().isEmpty()) continue;
-        const std::string name = (m_section + "." + key).toStdString();
-        core::Value v;
-        try {  // YAML, as in a file: `8`, `true`, `[{first: 0, option: full}]`
-            v = core::parseDocument(text.toStdString(), name, core::Format::Yaml);
-        } catch (const core::LoadError&) {
-            v = core::Value::string(text.toStdString());  // the reader refuses it with its own words
-        }
-        v.setMark(core::Mark{name});
-        map.set(key.toStdString(), v);
-    }
+    for (const QString& key : m_order)
+        if (std::optional<core::Value> v = valueOf(key)) map.set(key.toStdString(), std::move(*v));
     return map;
 }
 
 void SpecForm::setValues(const core::Value& map) {
     for (const QString& key : m_order) {
-        const core::Value* v = map.find(key.toStdString());
-        const QString text = v && !v->isNull() ? valueText(*v) : QString();
-        QWidget* editor = m_rows.at(key).editor;
-        const QSignalBlocker block(editor);
-        if (auto* box = qobject_cast<QComboBox*>(editor)) box->setCurrentText(text);
-        else qobject_cast<QLineEdit*>(editor)->setText(text);
+        const core::Value* v = map.isMap() ? map.find(key.toStdString()) : nullptr;
+        const bool stated = v && !v->isNull();
+        const std::optional<core::Value> shown = valueOf(key);
+        if (stated ? shown && shown->sameAs(*v) : !shown) continue;  // the text already says it
+        setText(key, stated ? valueText(*v) : QString());
     }
 }
 
@@ -131,8 +132,8 @@ void SpecForm::markProblems(const std::vector<core::Diagnostic>& problems) {
     for (auto& [key, row] : m_rows) {
         const auto it = byKey.find(key);
         const bool bad = it != byKey.end();
-        row.editor->setStyleSheet(bad ? kProblemStyle : "");
-        row.label->setStyleSheet(bad ? "color: #D50000; font-weight: bold;" : "");
+        row.editor->setStyleSheet(bad ? colours::problemBorder() : QString());
+        row.label->setStyleSheet(bad ? colours::problemLabel() : QString());
         row.editor->setToolTip(bad ? it->second.join('\n') + "\n\n" + row.help : row.help);
     }
 }

@@ -1,12 +1,16 @@
 #pragma once
-// A form for one spec section, built from the spec's field table (spec/field.h):
-// one row per field with its label, unit and tooltip (the field's meaning). Every
-// field is edited as text - numbers, `true`/`false`, names, or YAML for lists - so
-// what the user typed is kept even when it is wrong; values() turns the text into
-// the same Value tree a file gives, and the core reads and checks it exactly as it
-// reads a file. markProblems() puts the core's messages on the fields they name.
+// A form for one section of the scenario document ("exec", "cluster",
+// "search.constraints", ...), built from the spec's field table (spec/field.h): one
+// row per field with its label, unit and tooltip (the field's meaning). Every field
+// is edited as text - numbers, `true`/`false`, names, or YAML for lists - so what
+// the user typed is kept even when it is wrong: valueOf() turns a row's text into the
+// same Value a file gives, and the core reads and checks it exactly as it reads a
+// file. The form holds no scenario of its own: it shows a section of the Session's
+// document (setValues) and says which row was edited (edited); markProblems() puts
+// the core's messages on the rows they name.
 #include <QWidget>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "doc/document.h"
@@ -31,15 +35,21 @@ public:
     // The stated fields (rows with text) as a mapping; unparsable text is kept as a
     // string for the core to refuse with its own message.
     core::Value values() const;
-    // Fill the rows from a section's values (stated keys only; other rows cleared).
+    // A row's text as a value, nullopt when the row is empty (the field is unstated).
+    std::optional<core::Value> valueOf(const QString& key) const;
+    // Show a section's values (stated keys; rows it does not state are cleared). A
+    // row whose text already means its value keeps the text, so typing "[1,2]" is
+    // not rewritten to "[1, 2]" under the cursor.
     void setValues(const core::Value& map);
     // Mark the rows a diagnostic names (`exec.tp`, `exec.recompute[0].option`), clear the others.
     void markProblems(const std::vector<core::Diagnostic>& problems);
     QWidget* editor(const QString& key) const;
-    // A row's text, and setting it without emitting edited() (for undo and redo).
+    // A row's text, and setting it without emitting edited().
     QString text(const QString& key) const;
     void setText(const QString& key, const QString& text);
+    // The document path of the section ("exec", "search.space").
     const QString& section() const { return m_section; }
+    QStringList keys() const;
 
 signals:
     void edited(const QString& key);

@@ -1,65 +1,60 @@
-// The main window's files: open (scenarios; a Hugging Face config.json becomes the
-// model), save atomically (QSaveFile) without overwriting or discarding anything
-// unasked, recent files, the session restored on the next start, and drops.
+// The main window's files: open (scenarios; a Hugging Face config.json replaces the
+// model, a HyperParallel train.yaml the run), save atomically (QSaveFile, checked
+// byte for byte) without overwriting or discarding anything unasked, recent files,
+// the session restored on the next start, drops, crash recovery and the exports.
 #include <QClipboard>
 #include <QCloseEvent>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
-#include <QFormLayout>
-#include <QGuiApplication>
-#include <QImage>
-#include <QLocale>
-#include <QPushButton>
-#include <QTimer>
-#include <QPixmap>
-#include <QSpinBox>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFormLayout>
+#include <QGuiApplication>
+#include <QImage>
+#include <QLocale>
 #include <QMenu>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPixmap>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QSettings>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
 
-#include "export/savefile.h"
-#include "forms/scenarioeditor.h"
 #include "doc/emit.h"
+#include "export/report.h"
+#include "export/savefile.h"
 #include "io/hfimport.h"
+#include "io/overrides.h"
 #include "io/scenarioio.h"
-#include "trainyaml/trainyaml.h"
 #include "mainwindow/mainwindow.h"
+#include "style/text.h"
+#include "trainyaml/trainyaml.h"
 
 namespace tessera::ui {
 
 namespace {
 constexpr int kRecentFiles = 8;
-const char* kFilter = "Scenarios and configs (*.yaml *.yml *.json);;All files (*)";
 }  // namespace
 
-void MainWindow::setDirty(bool dirty) {
-    m_dirty = dirty;
-    setWindowModified(dirty);
-    if (!dirty) {
-        m_autosave->stop();
-        m_recovery.discard();  // saved or dropped: nothing to recover
-    } else if (!m_autosave->isActive()) {
-        m_autosave->start();  // not restarted by later edits: at most one interval is lost
-    }
+void MainWindow::warn(const QString& title, const QString& text) {
+    if (m_neverAsk) statusBar()->showMessage(text);
+    else QMessageBox::warning(this, title, text);
 }
 
 void MainWindow::setAutosaveInterval(int ms) { m_autosave->setInterval(ms); }
 
 void MainWindow::autosave() {
-    if (!m_dirty) return;
-    const core::Value doc = m_editor->document();
+    if (!m_session.isModified()) return;
     QString error;
-    if (!m_recovery.write(QByteArray::fromStdString(core::toYaml(doc)), m_path, &error))
+    if (!m_recovery.write(QByteArray::fromStdString(core::toYaml(m_session.document())), m_session.filePath(), &error))
         statusBar()->showMessage(tr("Autosave failed (%1); save the scenario to keep it safe").arg(error));
 }
 
@@ -71,7 +66,7 @@ void MainWindow::offerRecovery() {
                         tr("Tessera stopped with unsaved changes to %1, autosaved %2. Restore them?")
                             .arg(what, QLocale().toString(r.saved.toLocalTime(), QLocale::ShortFormat)),
                         QMessageBox::NoButton, this);
-        box.setInformativeText(r.original.isEmpty() ? QString() : r.original);
+        box.setInformativeText(r.original);
         QPushButton* restore = box.addButton(tr("Restore"), QMessageBox::AcceptRole);
         QPushButton* drop = box.addButton(tr("Discard"), QMessageBox::DestructiveRole);
         box.addButton(tr("Later"), QMessageBox::RejectRole);  // keep it for the next start
@@ -86,11 +81,8 @@ void MainWindow::offerRecovery() {
 }
 
 bool MainWindow::restoreRecovery(const Recovery& recovery) {
-    load(recovery.document);
-    if (!m_loaded) return false;  // the problems are shown; the orphan stays for another try
-    m_path = recovery.original;
-    setWindowTitle(tr("%1[*] - Tessera").arg(m_path.isEmpty() ? tr("Recovered scenario") : QFileInfo(m_path).fileName()));
-    setDirty(true);
+    if (!m_session.recover(recovery.document, recovery.original)) return false;  // the orphan stays for another try
+    updateTitle();
     autosave();  // this window now holds the changes: its own recovery file replaces the orphan
     RecoveryFile::remove(recovery);
     statusBar()->showMessage(tr("Recovered the changes autosaved %1").arg(QLocale().toString(recovery.saved.toLocalTime())), 8000);
@@ -98,7 +90,7 @@ bool MainWindow::restoreRecovery(const Recovery& recovery) {
 }
 
 bool MainWindow::confirmDiscard() {
-    if (!m_dirty || m_neverAsk) return true;
+    if (!isDirty() || m_neverAsk) return true;
     const auto answer = QMessageBox::question(this, tr("Unsaved changes"),
                                               tr("The scenario has changes that are not saved. Save them first?"),
                                               QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
@@ -106,121 +98,116 @@ bool MainWindow::confirmDiscard() {
     return answer == QMessageBox::Discard;
 }
 
-void MainWindow::openFile(const QString& path) {
-    if (!confirmDiscard()) return;
-    // A Hugging Face config.json replaces the model only.
+// An import changes the scenario shown, as one undo step, once it reads.
+void MainWindow::importInto(const QString& path, const core::Value& document) {
     try {
-        const core::Value doc = core::loadDocument(path.toStdString());
-        if (core::isHfConfig(doc) && m_scenario) {
-            core::Diagnostics d;
-            const core::Value section = core::importHfConfig(doc, d);
-            const core::ModelSpec model = core::modelFromValue(section, "model", d);
-            if (d.empty()) {
-                m_editor->setModel(model);
-                statusBar()->showMessage(tr("Model imported from %1").arg(path), 5000);
-                return;
-            }
-            showProblems(core::SpecError(d.list()));
-            return;
-        }
-        // A HyperParallel train.yaml states a run: take it, on the cluster shown now.
-        if (doc.isMap() && (doc.find("accelerator") || doc.find("fsdp_config")) && m_scenario) {
-            core::Diagnostics d;
-            core::Value scenario = core::scenarioFromTrainYaml(doc, QFileInfo(path).absolutePath().toStdString(), d);
-            core::Value cluster = core::scenarioValue(*m_scenario).find("cluster") ? *core::scenarioValue(*m_scenario).find("cluster")
-                                                                                 : core::Value::map();
-            if (const core::Value* stated = scenario.find("cluster"); stated && stated->find("devices"))
-                cluster.set("devices", *stated->find("devices"));
-            scenario.set("cluster", cluster);
-            if (d.empty()) {
-                try {
-                    m_scenario = core::scenarioFromValue(scenario, path.toStdString(), QFileInfo(path).absolutePath().toStdString());
-                    m_editor->setScenario(*m_scenario);
-                    evaluate(*m_scenario);
-                    setDirty(true);  // not saved as a scenario yet
-                    statusBar()->showMessage(tr("Run imported from %1").arg(path), 5000);
-                    return;
-                } catch (const core::SpecError& e) {
-                    showProblems(e);
-                    return;
-                }
-            }
-            showProblems(core::SpecError(d.list()));
-            return;
-        }
-    } catch (const core::LoadError&) {
-        // load() below reports it with the rest
+        const core::Scenario read = core::scenarioFromValue(document, path.toStdString(), QFileInfo(path).absolutePath().toStdString());
+        m_session.setScenario(core::scenarioValue(read), Change::Import, tr("import %1").arg(QFileInfo(path).fileName()));
+        statusBar()->showMessage(tr("Imported %1 (Edit ▸ Undo takes it back)").arg(path), 5000);
+    } catch (const core::SpecError& e) {
+        warn(tr("Not imported"), tr("%1 cannot be used:\n\n%2").arg(path, qs(e.what())));
     }
+}
+
+void MainWindow::openFile(const QString& path) {
+    core::Value doc;
+    try {
+        doc = core::loadDocument(path.toStdString());
+    } catch (const core::SpecError&) {
+        doc = core::Value();  // load() below reports it, as for any file
+    }
+    const QString dir = QFileInfo(path).absolutePath();
+    // A Hugging Face config.json replaces the model only.
+    if (core::isHfConfig(doc)) {
+        core::Diagnostics d;
+        core::Value next = m_session.document();
+        core::setAt(next, "model", core::importHfConfig(doc, d));
+        if (!d.empty()) return warn(tr("Not imported"), tr("%1 cannot be used:\n\n%2").arg(path, qs(core::SpecError(d.list()).what())));
+        return importInto(path, next);
+    }
+    // A HyperParallel train.yaml states a run: take it, on the device shown now (and
+    // the device count shown, unless the file states its own).
+    if (doc.isMap() && (doc.find("accelerator") || doc.find("fsdp_config"))) {
+        core::TrainCluster cluster;
+        if (const core::Value* c = m_session.document().find("cluster"); c && c->isMap()) {
+            if (const core::Value* device = c->find("device")) cluster.device = *device;
+            if (const core::Value* n = c->find("devices"); n && n->kind() == core::Value::Kind::Int) cluster.devices = n->asInt();
+        }
+        cluster.devicesOffered = true;
+        core::Diagnostics d;
+        const core::Value run = core::trainScenario(doc, dir.toStdString(), cluster, d);
+        if (!d.empty()) return warn(tr("Not imported"), tr("%1 cannot be used:\n\n%2").arg(path, qs(core::SpecError(d.list()).what())));
+        return importInto(path, run);
+    }
+    if (!confirmDiscard()) return;
     load(path);
-    m_path = QFileInfo(path).absoluteFilePath();
-    setDirty(false);
-    addRecent(m_path);
+    addRecent(QFileInfo(path).absoluteFilePath());
 }
 
 bool MainWindow::save() {
-    if (m_path.isEmpty()) return saveAs();
-    return saveTo(m_path);
+    if (m_session.filePath().isEmpty()) return saveAs();
+    return saveTo(m_session.filePath());
 }
 
 bool MainWindow::saveAs() {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save scenario"), m_path, kFilter);
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save scenario"), m_session.filePath(),
+                                                      tr("Scenarios and configs (*.yaml *.yml *.json);;All files (*)"));
     if (path.isEmpty()) return false;  // the dialog asks before replacing a file
     return saveTo(path);
 }
 
 bool MainWindow::saveTo(const QString& path) {
-    const core::Value doc = m_editor->document();
-    const std::string text = path.endsWith(".json", Qt::CaseInsensitive) ? core::toJson(doc).dump(2) + "\n" : core::toYaml(doc);
+    const core::Value& doc = m_session.document();
+    const std::string text = path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive) ? core::toJson(doc).dump(2) + "\n"
+                                                                                          : core::toYaml(doc);
     QString error;  // atomic: the old file stays whole until the new one is complete
     if (!writeWhole(path, QByteArray::fromStdString(text), &error)) {
-        const QString why = tr("Cannot save %1: %2. The scenario is still here.").arg(path, error);
-        if (m_neverAsk) statusBar()->showMessage(why);
-        else QMessageBox::warning(this, tr("Not saved"), why);
+        warn(tr("Not saved"), tr("Cannot save %1: %2. The scenario is still here.").arg(path, error));
         return false;
     }
-    m_path = QFileInfo(path).absoluteFilePath();
-    setDirty(false);
-    addRecent(m_path);
-    setWindowTitle(tr("%1[*] - Tessera").arg(QFileInfo(path).fileName()));
+    m_session.setFilePath(path);
+    m_session.markSaved();
+    addRecent(m_session.filePath());
+    updateTitle();
     statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
     return true;
 }
 
 void MainWindow::addRecent(const QString& path) {
     QSettings settings;
-    QStringList recent = settings.value("recentFiles").toStringList();
+    QStringList recent = settings.value(QStringLiteral("recentFiles")).toStringList();
     recent.removeAll(path);
     recent.prepend(path);
     while (recent.size() > kRecentFiles) recent.removeLast();
-    settings.setValue("recentFiles", recent);
+    settings.setValue(QStringLiteral("recentFiles"), recent);
     rebuildRecentMenu();
 }
 
 void MainWindow::rebuildRecentMenu() {
     m_recentMenu->clear();
-    for (const QString& path : QSettings().value("recentFiles").toStringList())
+    for (const QString& path : QSettings().value(QStringLiteral("recentFiles")).toStringList())
         m_recentMenu->addAction(QFileInfo(path).fileName(), this, [this, path] { openFile(path); })->setToolTip(path);
     m_recentMenu->setEnabled(!m_recentMenu->isEmpty());
 }
 
 void MainWindow::saveSession() const {
     QSettings settings;
-    settings.setValue("window/geometry", saveGeometry());
-    settings.setValue("window/state", saveState());
-    settings.setValue("session/path", m_path);
-    settings.setValue("session/view", m_tabs->currentIndex());
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    settings.setValue(QStringLiteral("session/path"), m_session.filePath());
+    settings.setValue(QStringLiteral("session/view"), m_tabs->currentIndex());
 }
 
 void MainWindow::restoreSession() {
     QSettings settings;
-    restoreGeometry(settings.value("window/geometry").toByteArray());
-    restoreState(settings.value("window/state").toByteArray());
-    m_tabs->setCurrentIndex(settings.value("session/view", 0).toInt());
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    m_tabs->setCurrentIndex(settings.value(QStringLiteral("session/view"), 0).toInt());
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
     if (!confirmDiscard()) return event->ignore();
-    m_search->cancel();
+    m_session.cancelSearch();
     m_autosave->stop();
     m_recovery.discard();  // a clean close: the user saved or chose to discard
     saveSession();
@@ -228,19 +215,15 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    static const QRegularExpression scenario(QStringLiteral("\\.(ya?ml|json)$"));
     for (const QUrl& url : event->mimeData()->urls())
-        if (url.isLocalFile() && QRegularExpression("\\.(ya?ml|json)$").match(url.toLocalFile()).hasMatch())
-            return event->acceptProposedAction();
+        if (url.isLocalFile() && scenario.match(url.toLocalFile()).hasMatch()) return event->acceptProposedAction();
 }
 
 void MainWindow::dropEvent(QDropEvent* event) {
     const QList<QUrl> urls = event->mimeData()->urls();
     if (!urls.isEmpty() && urls.first().isLocalFile()) openFile(urls.first().toLocalFile());
 }
-
-}  // namespace tessera::ui
-
-namespace tessera::ui {
 
 QImage MainWindow::renderView(QSize size, double pixelRatio) {
     QWidget* target = m_tabs->currentWidget();
@@ -284,24 +267,30 @@ void MainWindow::exportViewPng() {
     QString error;
     if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG")) error = file.errorString();
     if (error.isEmpty()) commitWhole(file, &error);
-    if (!error.isEmpty()) QMessageBox::warning(this, tr("Not exported"), tr("Cannot write %1: %2").arg(path, error));
+    if (!error.isEmpty()) warn(tr("Not exported"), tr("Cannot write %1: %2").arg(path, error));
 }
 
 void MainWindow::copyView() { QGuiApplication::clipboard()->setImage(renderView({}, devicePixelRatio())); }
 
 void MainWindow::exportTrainYaml() {
-    if (!m_resolved) return;
+    if (!loaded()) return warn(tr("Not exported"), tr("The scenario has problems; a train.yaml is written for one that evaluates."));
     const QString path = QFileDialog::getSaveFileName(this, tr("Export train.yaml"), QStringLiteral("train.yaml"),
                                                       tr("YAML (*.yaml *.yml)"));
     if (path.isEmpty()) return;
     try {
-        const std::string text = core::trainYaml(*m_resolved, nullptr);
+        const std::string text = core::trainYaml(m_session.evaluation()->resolved, nullptr);
         QString error;
-        if (!writeWhole(path, QByteArray::fromStdString(text), &error))
-            QMessageBox::warning(this, tr("Not exported"), tr("Cannot write %1: %2").arg(path, error));
+        if (!writeWhole(path, QByteArray::fromStdString(text), &error)) warn(tr("Not exported"), tr("Cannot write %1: %2").arg(path, error));
     } catch (const core::SpecError& e) {
-        QMessageBox::warning(this, tr("Not exported"), QString::fromStdString(e.what()));
+        warn(tr("Not exported"), qs(e.what()));
     }
+}
+
+void MainWindow::exportReview() {
+    if (!loaded()) return warn(tr("Not exported"), tr("The scenario has problems; a review is written for one that evaluates."));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export review PDF"), QStringLiteral("review.pdf"), tr("PDF (*.pdf)"));
+    QString error;
+    if (!path.isEmpty() && !writeReport(reviewOf(m_session), path, &error)) warn(tr("Not exported"), error);
 }
 
 }  // namespace tessera::ui

@@ -1,142 +1,50 @@
 #include "mainwindow/mainwindow.h"
 
 #include <QAction>
-#include <QChartView>
-#include <QHBoxLayout>
-#include <QLineEdit>
-#include <QProgressBar>
-#include <QPushButton>
-#include <QSortFilterProxyModel>
-#include <QSplitter>
-#include <QTimer>
-#include <QToolBar>
-#include <QMessageBox>
-#include <QUndoStack>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QMenuBar>
-#include <QSettings>
-#include <QFontDatabase>
-#include <QHeaderView>
+#include <QFontMetrics>
 #include <QLabel>
-#include <QPointer>
 #include <QLocale>
-#include <QPlainTextEdit>
+#include <QMenuBar>
+#include <QPainter>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
-#include <QTableView>
-#include <QVBoxLayout>
+#include <QTimer>
+#include <QToolBar>
+#include <QUndoStack>
 
-#include "charts/memorychart.h"
 #include "export/report.h"
-#include "export/reviewmode.h"
 #include "forms/scenarioeditor.h"
-#include "charts/paretochart.h"
-#include "charts/stepchart.h"
-#include "report/searchreport.h"
-#include "models/candidatesmodel.h"
-#include "report/estimatereport.h"
-#include "io/presets.h"
-#include "io/scenarioio.h"
-#include "report/showreport.h"
-#include "models/stagememorymodel.h"
-#include "model/evaluation.h"
-#include "views/timelinemapping.h"
-#include "views/timelinewidget.h"
+#include "style/reviewmode.h"
+#include "style/text.h"
+#include "views/memoryview.h"
+#include "views/pipelineview.h"
+#include "views/searchviews.h"
+#include "views/textview.h"
 
 namespace tessera::ui {
 
-namespace {
-
-QPlainTextEdit* textView(QWidget* parent) {
-    auto* text = new QPlainTextEdit(parent);
-    text->setReadOnly(true);
-    text->setFont(fixedFont());
-    text->setLineWrapMode(QPlainTextEdit::NoWrap);
-    return text;
-}
-
-QString gib(core::Bytes b) { return QString::number(double(b) / double(core::GiB), 'f', 1); }
-
-}  // namespace
-
 MainWindow::MainWindow(const QString& scenarioPath, QWidget* parent, bool restore) : QMainWindow(parent) {
     m_tabs = new QTabWidget(this);
-    // Memory: the stacked bars, a one-line summary, the exact table.
-    m_memory = new QWidget(m_tabs);
-    auto* memoryLayout = new QVBoxLayout(m_memory);
-    auto* chartView = new QChartView(m_memory);
-    chartView->setRenderHint(QPainter::Antialiasing);
-    chartView->setObjectName("memoryChart");
-    memoryLayout->addWidget(chartView, 3);
-    m_summary = new QLabel(m_memory);
-    memoryLayout->addWidget(m_summary);
-    m_stageModel = new StageMemoryModel(this);
-    m_stageTable = new QTableView(m_memory);
-    m_stageTable->setModel(m_stageModel);
-    m_stageTable->verticalHeader()->hide();
-    m_stageTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    memoryLayout->addWidget(m_stageTable, 1);
+    m_memory = new MemoryView(m_session, m_tabs);
     m_tabs->addTab(m_memory, tr("Memory"));
-    // Pipeline: the schedule as it runs, and below it where the step's time goes.
-    m_pipeline = new QWidget(m_tabs);
-    auto* pipelineLayout = new QVBoxLayout(m_pipeline);
-    m_timeline = new TimelineWidget(m_pipeline);
-    pipelineLayout->addWidget(m_timeline, 3);
-    auto* stepView = new QChartView(m_pipeline);
-    stepView->setRenderHint(QPainter::Antialiasing);
-    stepView->setObjectName("stepChart");
-    pipelineLayout->addWidget(stepView, 2);
+    m_pipeline = new PipelineView(m_session, m_tabs);
     m_tabs->addTab(m_pipeline, tr("Pipeline"));
-    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::refreshCharts);
-    // Pareto: the chart of the last search.
-    m_pareto = new QWidget(m_tabs);
-    auto* paretoLayout = new QVBoxLayout(m_pareto);
-    auto* paretoView = new QChartView(m_pareto);
-    paretoView->setRenderHint(QPainter::Antialiasing);
-    paretoView->setObjectName("paretoChart");
-    paretoLayout->addWidget(paretoView);
+    m_pareto = new ParetoView(m_session, m_tabs);
     m_tabs->addTab(m_pareto, tr("Pareto"));
-    // Candidates: the top strategies, sortable and filterable, with the refusal counts beside them.
-    auto* splitter = new QSplitter(m_tabs);
-    m_candidates = splitter;
-    auto* tablePane = new QWidget(m_candidates);
-    auto* tableLayout = new QVBoxLayout(tablePane);
-    auto* filter = new QLineEdit(tablePane);
-    filter->setPlaceholderText(tr("Filter strategies (any column), e.g. interleaved or ZeRO-2"));
-    filter->setClearButtonEnabled(true);
-    tableLayout->addWidget(filter);
-    m_candidateModel = new CandidatesModel(this);
-    m_candidateProxy = new QSortFilterProxyModel(this);
-    m_candidateProxy->setSourceModel(m_candidateModel);
-    m_candidateProxy->setSortRole(Qt::UserRole);
-    m_candidateProxy->setFilterKeyColumn(-1);
-    m_candidateProxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
-    connect(filter, &QLineEdit::textChanged, m_candidateProxy, &QSortFilterProxyModel::setFilterFixedString);
-    auto* candidates = new QTableView(tablePane);
-    candidates->setObjectName("candidateTable");
-    candidates->setModel(m_candidateProxy);
-    candidates->setSortingEnabled(true);
-    candidates->sortByColumn(CandidatesModel::Rank, Qt::AscendingOrder);
-    candidates->setSelectionBehavior(QAbstractItemView::SelectRows);
-    candidates->verticalHeader()->hide();
-    candidates->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    connect(candidates, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
-        pickCandidate(m_candidateModel->candidate(m_candidateProxy->mapToSource(index).row()));
-    });
-    tableLayout->addWidget(candidates);
-    m_refusals = textView(m_candidates);
-    m_refusals->setObjectName("refusals");
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 1);
+    m_candidates = new CandidatesView(m_session, m_tabs);
     m_tabs->addTab(m_candidates, tr("Candidates"));
-    m_estimateText = textView(m_tabs);
+    m_estimateText = new TextView(TextView::Estimate, m_session, m_tabs);
     m_tabs->addTab(m_estimateText, tr("Estimate"));
-    m_scenarioText = textView(m_tabs);
+    m_scenarioText = new TextView(TextView::Scenario, m_session, m_tabs);
     m_tabs->addTab(m_scenarioText, tr("Scenario"));
-    // The forms on the left, the views on the right (UI.md); an edit re-evaluates
-    // after a short pause, so typing a number costs one evaluation, not one per key.
-    m_editor = new ScenarioEditor(this);
+    // The forms on the left, the views on the right (UI.md).
+    m_editor = new ScenarioEditor(m_session, this);
     auto* split = new QSplitter(this);
     split->addWidget(m_editor);
     split->addWidget(m_tabs);
@@ -144,11 +52,7 @@ MainWindow::MainWindow(const QString& scenarioPath, QWidget* parent, bool restor
     split->setStretchFactor(1, 1);
     split->setSizes({330, 950});
     setCentralWidget(split);
-    m_debounce = new QTimer(this);
-    m_debounce->setSingleShot(true);
-    m_debounce->setInterval(15);  // coalesces bursts of edits; keystrokes are further apart
-    connect(m_editor, &ScenarioEditor::changed, m_debounce, qOverload<>(&QTimer::start));
-    connect(m_debounce, &QTimer::timeout, this, &MainWindow::evaluateForms);
+
     m_autosave = new QTimer(this);
     m_autosave->setSingleShot(true);
     m_autosave->setInterval(3000);  // at most three seconds of typing lost to a crash
@@ -165,16 +69,46 @@ MainWindow::MainWindow(const QString& scenarioPath, QWidget* parent, bool restor
     statusBar()->addPermanentWidget(m_cancel);
     connect(m_cancel, &QPushButton::clicked, this, &MainWindow::cancelSearch);
 
-    m_search = new SearchController(this);
-    connect(m_search, &SearchController::progress, this, [this](double fraction, qulonglong n, const QString& best) {
+    // Views first, then the window: by the time evaluated() is out, every view has its new values.
+    connect(&m_session, &Session::evaluated, this, [this] {
+        showFigures();
+        emit evaluated();
+    });
+    connect(&m_session, &Session::baselineChanged, this, &MainWindow::showFigures);
+    connect(&m_session, &Session::searchProgress, this, [this](double fraction, qulonglong n, const QString& best) {
         m_progress->setValue(int(fraction * 1000));
         statusBar()->showMessage(tr("Searching: %1 candidates%2").arg(QLocale().toString(n))
                                      .arg(best.isEmpty() ? QString() : tr(" · best so far %1").arg(best)));
     });
-    connect(m_search, &SearchController::finished, this, &MainWindow::showSearch);
+    connect(&m_session, &Session::searchFinished, this, &MainWindow::showSearchFinished);
+    connect(&m_session, &Session::modifiedChanged, this, [this](bool modified) {
+        setWindowModified(modified);
+        if (!modified) {
+            m_autosave->stop();
+            m_recovery.discard();  // saved, or back to what was: nothing to recover
+        } else if (!m_autosave->isActive()) {
+            m_autosave->start();
+        }
+    });
+    connect(&m_session, &Session::documentChanged, this, [this](Change why) {
+        // Not restarted by later edits: at most one interval of typing is lost.
+        if (m_session.isModified() && !m_autosave->isActive()) m_autosave->start();
+        if (why == Change::Pick)
+            statusBar()->showMessage(tr("%1 (Edit ▸ Undo returns to the strategy before)").arg(m_session.undoStack()->undoText()), 8000);
+    });
+    buildMenus();
+    setAcceptDrops(true);
+    resize(1280, 820);
+    if (restore) restoreSession();
+    // No file named: reopen the last one, else the built-in default scenario.
+    const QString last = restore ? QSettings().value(QStringLiteral("session/path")).toString() : QString();
+    load(!scenarioPath.isEmpty() ? scenarioPath : QFileInfo::exists(last) ? last : QString());
+}
+
+void MainWindow::buildMenus() {
     auto* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open…"), QKeySequence::Open, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open scenario or config.json"), m_path,
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open scenario or config.json"), m_session.filePath(),
                                                           tr("Scenarios and configs (*.yaml *.yml *.json);;All files (*)"));
         if (!path.isEmpty()) openFile(path);
     });
@@ -185,67 +119,36 @@ MainWindow::MainWindow(const QString& scenarioPath, QWidget* parent, bool restor
     file->addAction(tr("Export view as &PNG…"), this, &MainWindow::exportViewPng);
     file->addAction(tr("&Copy view"), QKeySequence::Copy, this, &MainWindow::copyView);
     file->addAction(tr("Export &train.yaml…"), this, &MainWindow::exportTrainYaml);
-    file->addAction(tr("Export review &PDF…"), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export review PDF"), QStringLiteral("review.pdf"), tr("PDF (*.pdf)"));
-        QString error;
-        if (!path.isEmpty() && !writeReport(*this, path, &error)) QMessageBox::warning(this, tr("Not exported"), error);
-    });
+    file->addAction(tr("Export review &PDF…"), this, &MainWindow::exportReview);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
     rebuildRecentMenu();
     auto* edit = menuBar()->addMenu(tr("&Edit"));
-    QAction* undo = m_editor->undoStack()->createUndoAction(this, tr("&Undo"));
+    QAction* undo = m_session.undoStack()->createUndoAction(this, tr("&Undo"));
     undo->setShortcut(QKeySequence::Undo);
-    QAction* redo = m_editor->undoStack()->createRedoAction(this, tr("&Redo"));
+    QAction* redo = m_session.undoStack()->createRedoAction(this, tr("&Redo"));
     redo->setShortcut(QKeySequence::Redo);
     edit->addAction(undo);
     edit->addAction(redo);
-    setAcceptDrops(true);
-    connect(m_editor, &ScenarioEditor::changed, this, [this] { setDirty(true); });
 
     auto* toolbar = addToolBar(tr("Search"));
-    toolbar->setObjectName("searchToolbar");
+    toolbar->setObjectName(QStringLiteral("searchToolbar"));
     auto* pin = toolbar->addAction(tr("Pin baseline"), this, [this] { hasBaseline() ? unpinBaseline() : pinBaseline(); });
-    pin->setObjectName("pinBaseline");
+    pin->setObjectName(QStringLiteral("pinBaseline"));
     pin->setCheckable(true);
     pin->setToolTip(tr("Compare every later edit with the strategy shown now"));
+    connect(&m_session, &Session::baselineChanged, pin, [this, pin] { pin->setChecked(hasBaseline()); });
     auto* searchAction = toolbar->addAction(tr("Search ▶"), this, &MainWindow::startSearch);
     searchAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     searchAction->setToolTip(tr("Search the strategy space of this scenario on a worker thread (Ctrl+R)"));
-    resize(1280, 820);
-    if (restore) restoreSession();
-    // No file named: reopen the last one, else the built-in default scenario.
-    const QString last = restore ? QSettings().value("session/path").toString() : QString();
-    const QString path = !scenarioPath.isEmpty() ? scenarioPath : QFileInfo::exists(last) ? last : QString();
-    load(path);
-    if (!path.isEmpty() && QFileInfo::exists(path)) m_path = QFileInfo(path).absoluteFilePath();
-}
-
-void MainWindow::refreshCharts() {
-    if (!m_estimate || !m_resolved) return;
-    const core::Estimate* baseline = m_baseline ? &*m_baseline : nullptr;
-    auto replace = [](QChartView* view, QChart* chart) {
-        QChart* old = view->chart();
-        view->setChart(chart);
-        delete old;
-    };
-    if (m_memoryChartStale && m_tabs->currentWidget() == m_memory) {
-        replace(m_memory->findChild<QChartView*>("memoryChart"), buildMemoryChart(*m_estimate, baseline));
-        m_memoryChartStale = false;
-    }
-    if (m_stepChartStale && m_tabs->currentWidget() == m_pipeline) {
-        replace(m_pipeline->findChild<QChartView*>("stepChart"), buildStepChart(*m_estimate, m_resolved->scenario.exec.micro_batch_num.value_or(1), baseline));
-        m_stepChartStale = false;
-    }
 }
 
 QWidget* MainWindow::view(const QString& name) const {
-    if (name == "memory") return m_memory;
-    if (name == "pipeline") return m_pipeline;
-    if (name == "pareto") return m_pareto;
-    if (name == "candidates") return m_candidates;
-    if (name == "estimate") return m_estimateText;
-    if (name == "scenario") return m_scenarioText;
+    const std::pair<const char*, QWidget*> views[] = {{"memory", m_memory},         {"pipeline", m_pipeline},
+                                                      {"pareto", m_pareto},         {"candidates", m_candidates},
+                                                      {"estimate", m_estimateText}, {"scenario", m_scenarioText}};
+    for (const auto& [key, widget] : views)
+        if (name == QLatin1String(key)) return widget;
     return nullptr;
 }
 
@@ -256,116 +159,94 @@ bool MainWindow::showView(const QString& name) {
     return true;
 }
 
+void MainWindow::updateTitle() { setWindowTitle(tr("%1[*] - Tessera").arg(m_session.title())); }
+
 void MainWindow::load(const QString& scenarioPath) {
-    using namespace tessera::core;
-    const QString title = scenarioPath.isEmpty() ? QString::fromLatin1(kDefaultScenario) : QFileInfo(scenarioPath).fileName();
-    setWindowTitle(tr("%1[*] - Tessera").arg(title));
-    try {
-        m_scenario = scenarioPath.isEmpty() ? presetScenario(kDefaultScenario) : loadScenarioOrPreset(scenarioPath.toStdString());
-    } catch (const FileError& e) {
-        m_unreadable = QString::fromStdString(e.what());
-        showProblems(e);
-        return;
-    } catch (const SpecError& e) {
-        showProblems(e);
-        return;
-    }
-    m_editor->setScenario(*m_scenario);
-    evaluate(*m_scenario);
+    m_session.load(scenarioPath);
+    updateTitle();
+    if (!m_session.evaluation()) m_tabs->setCurrentWidget(m_scenarioText);  // it says what is wrong
 }
 
-void MainWindow::evaluateForms() {
-    std::vector<core::Diagnostic> problems;
-    std::optional<core::Scenario> edited = m_editor->scenario(problems);
-    if (edited) {
-        try {
-            const core::ResolvedScenario r = core::resolve(*edited);
-            const core::Estimate e = core::estimate(r);
-            m_resolved = r;
-            showEstimate(r, e);
-            m_scenario = edited;
-            m_loaded = true;
-        } catch (const core::SpecError& error) {
-            problems = error.diagnostics();
-        }
+void MainWindow::showFigures() {
+    const std::vector<core::Diagnostic>& problems = m_session.problems();
+    if (!problems.empty()) {
+        const core::Diagnostic& first = problems.front();
+        const QString where = first.path.empty() ? qs(first.mark.text()) : qs(first.path);
+        statusBar()->showMessage(tr("%n problem(s): %1", nullptr, int(problems.size())).arg(where + QStringLiteral(": ") + qs(first.message)));
+    } else if (statusBar()->currentMessage().contains(tr("problem"))) {
+        statusBar()->clearMessage();
     }
-    m_editor->markProblems(problems);
-    if (!problems.empty())  // the views keep the last scenario that worked
-        statusBar()->showMessage(tr("%n problem(s): %1", nullptr, int(problems.size())).arg(QString::fromStdString(problems.front().text())));
-    else statusBar()->clearMessage();
-    emit evaluated();
-}
-
-int MainWindow::debounceMs() const { return m_debounce->interval(); }
-
-void MainWindow::evaluate(const core::Scenario& scenario) {
-    using namespace tessera::core;
-    try {
-        const ResolvedScenario r = resolve(scenario);
-        const Estimate e = estimate(r);
-        m_resolved = r;
-        showEstimate(r, e);
-        m_loaded = true;
-    } catch (const SpecError& e) {
-        showProblems(e);
-    }
-}
-
-void MainWindow::showProblems(const core::SpecError& e) {
-    const QString problems = tr("This scenario cannot be used:\n\n%1").arg(QString::fromStdString(e.what()));
-    m_scenarioText->setPlainText(problems);
-    m_estimateText->setPlainText(problems);
-    m_tabs->setCurrentWidget(m_scenarioText);
-    statusBar()->showMessage(tr("%n problem(s)", nullptr, static_cast<int>(e.diagnostics().size())));
-    m_loaded = false;
-}
-
-void MainWindow::showEstimate(const core::ResolvedScenario& r, const core::Estimate& e) {
-    m_scenarioText->setPlainText(QString::fromStdString(core::showText(r)));
-    m_estimateText->setPlainText(QString::fromStdString(core::estimateText(r, e)));
-    m_stageModel->setEstimate(e);
-    m_estimate = e;  // the strategy in the views (e may be *m_estimate itself: a re-show)
-    // The charts take most of an edit's time: only the shown tab's is rebuilt now,
-    // the other when its tab is opened (refreshCharts).
-    m_memoryChartStale = m_stepChartStale = true;
-    refreshCharts();
-    // The pipeline as the schedule runs it. The title gives the hatched share over all
-    // stages (the simulation's); the estimate's bubble is the slowest stage's idle time.
-    const core::ExecSpec& exec = r.scenario.exec;
-    try {
-        const core::PipelineResult pipeline =
-            core::simulatePipeline(core::pipelineInputFor(e, *exec.pp_schedule, int(*exec.vpp), int(*exec.micro_batch_num)));
-        m_timeline->setPipeline(pipeline);
-        m_timeline->setMaximumHeight(std::max(m_timeline->minimumSizeHint().height(), m_timeline->naturalHeight()));
-        const QString versus = m_baseline ? tr(" (baseline %1)").arg(QString::fromStdString(core::formatSeconds(m_baseline->stepSeconds)))
-                                          : QString();
-        m_timeline->setTitle(tr("idle %1 % of all stages' time (bubble on the slowest stage %2 %) · step %3%4")
-                                 .arg(pipeline.bubbleFraction * 100, 0, 'f', 1).arg(e.bubbleFraction * 100, 0, 'f', 1)
-                                 .arg(QString::fromStdString(core::formatSeconds(e.stepSeconds)), versus));
-    } catch (const core::SpecError&) {
-        m_timeline->setPipeline({});  // a schedule the simulator cannot run
-    }
-    const core::StageEstimate& peak = e.stages[std::size_t(e.peakStage)];
-    m_summary->setText(tr("Stage %1: %2 of %3 GiB · activations %4 GiB (%5 %)%6")
-                           .arg(peak.stage).arg(gib(peak.memory.total())).arg(gib(e.deviceMemory))
-                           .arg(gib(peak.memory.activations))
-                           .arg(100.0 * double(peak.memory.activations) / double(peak.memory.total()), 0, 'f', 1)
-                           .arg(e.fits ? QString() : tr(" · does not fit")));
-    const QString fits = e.fits ? QStringLiteral("✓") : tr("over");
+    const auto& evaluation = m_session.evaluation();
+    if (!evaluation) return m_figures->clear();
+    const core::Estimate& e = evaluation->estimate;
+    const core::Estimate* base = m_session.baseline() ? &m_session.baseline()->estimate : nullptr;
     // With a pinned baseline, every figure carries its difference.
-    auto delta = [this](double now, double then, const QString& unit, int decimals) {
-        if (!m_baseline) return QString();
-        const double d = now - then;
-        return QStringLiteral(" (%1%2%3)").arg(d >= 0 ? "+" : "−").arg(std::abs(d), 0, 'f', decimals).arg(unit);
-    };
-    const QString stepDelta = m_baseline ? delta(e.stepSeconds, m_baseline->stepSeconds, " s", 2) : QString();
-    const QString peakDelta = m_baseline ? delta(double(e.peakMemory) / double(core::GiB),
-                                                 double(m_baseline->peakMemory) / double(core::GiB), " GiB", 1) : QString();
+    QString stepDelta, peakDelta;
+    if (base) {
+        const double d = e.stepSeconds - base->stepSeconds;
+        stepDelta = QStringLiteral(" (%1%2 s)").arg(d >= 0 ? QStringLiteral("+") : QStringLiteral("−")).arg(std::abs(d), 0, 'f', 2);
+        peakDelta = QStringLiteral(" (%1 GiB)").arg(gibDeltaText(e.peakMemory, base->peakMemory));
+    }
     m_figures->setText(tr("step %1%7 · %2 tok/s · MFU %3 % · peak %4%8 / %5 GiB %6")
-                           .arg(QString::fromStdString(core::formatSeconds(e.stepSeconds)))
-                           .arg(QLocale().toString(qlonglong(std::llround(e.tokensPerSecond))))
-                           .arg(e.mfu * 100, 0, 'f', 1).arg(gib(e.peakMemory)).arg(gib(e.deviceMemory)).arg(fits)
-                           .arg(stepDelta).arg(peakDelta));
+                           .arg(secondsText(e.stepSeconds), QLocale().toString(qlonglong(std::llround(e.tokensPerSecond))))
+                           .arg(e.mfu * 100, 0, 'f', 1)
+                           .arg(gibText(e.peakMemory), gibText(e.deviceMemory), e.fits ? QStringLiteral("✓") : tr("over"),
+                                stepDelta, peakDelta));
+}
+
+void MainWindow::startSearch() {
+    m_progress->setValue(0);
+    m_progress->setVisible(true);
+    m_cancel->setVisible(true);
+    m_session.startSearch();
+}
+
+void MainWindow::cancelSearch() {
+    m_session.cancelSearch();
+    statusBar()->showMessage(tr("Search cancelled"), 3000);
+}
+
+void MainWindow::showSearchFinished() {
+    m_progress->setVisible(false);
+    m_cancel->setVisible(false);
+    const auto& outcome = m_session.search();
+    if (!outcome->error.isEmpty()) {
+        statusBar()->showMessage(tr("Search failed: %1").arg(outcome->error), 8000);
+    } else {
+        const core::SearchResult& r = outcome->result;
+        statusBar()->showMessage(tr("Search done: %1 of %2 candidates fit%3")
+                                     .arg(QLocale().toString(qulonglong(r.feasible)), QLocale().toString(qulonglong(r.spaceSize)),
+                                          r.cancelled ? tr(" (cancelled)") : QString()),
+                                 8000);
+    }
+    emit searchFinished();
+}
+
+void MainWindow::pickCandidate(const core::Candidate& candidate) { m_session.pick(candidate); }
+
+QImage MainWindow::reviewPicture(QWidget* view, QSize size) {
+    QWidget* target = view ? view : this;
+    const QFont head = reviewFont(10, true), body = reviewFont(9);
+    const int lineHeight = QFontMetrics(body).height();
+    const int strip = 3 * lineHeight + 12;
+    // The view gets what the title block leaves of the asked size.
+    resize(size.width(), std::max(100, size.height() - strip) + (view ? height() - view->height() : 0));
+    target->resize(size.width(), size.height() - strip);
+    QImage image(size, QImage::Format_RGB32);
+    image.fill(Qt::white);
+    QPainter p(&image);
+    const QStringList lines = m_session.evaluation() ? titleBlock(reviewOf(m_session)) : QStringList{m_session.title()};
+    int y = 6 + QFontMetrics(head).ascent();
+    for (int i = 0; i < lines.size(); ++i) {
+        p.setFont(i == 0 ? head : body);
+        p.setPen(i == 0 ? Qt::black : QColor(60, 60, 60));
+        p.drawText(10, y, lines[i]);
+        y += lineHeight;
+    }
+    p.setPen(QColor(200, 200, 200));
+    p.drawLine(0, strip - 1, size.width(), strip - 1);
+    target->render(&p, QPoint(0, strip));
+    return image;
 }
 
 }  // namespace tessera::ui

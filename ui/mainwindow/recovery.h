@@ -14,7 +14,7 @@ namespace tessera::ui {
 
 // A recovery file left by a process that did not end cleanly.
 struct Recovery {
-    QString document;  // the recovered scenario document (YAML)
+    QString document;  // the recovery file: the scenario document, YAML
     QString original;  // the file it was an edit of; empty for an unsaved scenario
     QDateTime saved;   // when it was written
 };

@@ -1,8 +1,9 @@
 #include "models/candidatesmodel.h"
 
+#include "style/text.h"
+
 #include <QLocale>
 
-#include "report/estimatereport.h"
 
 namespace tessera::ui {
 
@@ -47,8 +48,8 @@ QVariant CandidatesModel::data(const QModelIndex& index, int role) const {
     case Recompute: return QString::fromStdString(core::recomputeName(c.recompute));
     case Schedule: return QString::fromStdString(core::scheduleName(c.schedule));
     case PeakMemory:
-        return sortKey ? QVariant(qlonglong(c.peakMemory)) : QVariant(QString::number(double(c.peakMemory) / double(core::GiB), 'f', 1));
-    case StepTime: return sortKey ? QVariant(c.stepSeconds) : QVariant(QString::fromStdString(core::formatSeconds(c.stepSeconds)));
+        return sortKey ? QVariant(qlonglong(c.peakMemory)) : QVariant(gibText(c.peakMemory));
+    case StepTime: return sortKey ? QVariant(c.stepSeconds) : QVariant(secondsText(c.stepSeconds));
     case TokensPerSecond:
         return sortKey ? QVariant(c.tokensPerSecond) : QVariant(QLocale().toString(qlonglong(std::llround(c.tokensPerSecond))));
     }

@@ -5,6 +5,9 @@
 #include <QLocale>
 #include <cmath>
 
+#include "style/palette.h"
+#include "style/text.h"
+
 namespace tessera::ui {
 
 StageMemoryModel::StageMemoryModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -28,17 +31,9 @@ int StageMemoryModel::rowCount(const QModelIndex& parent) const {
 int StageMemoryModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 core::Bytes StageMemoryModel::bytes(const core::StageMemory& m, int column) {
-    switch (column) {
-    case Parameters: return m.parameters;
-    case Gradients: return m.gradients;
-    case OptimizerStates: return m.optimizerStates;
-    case MasterCopy: return m.mainParameters;
-    case Activations: return m.activations;
-    case Buffers: return m.buffers;
-    case Working: return m.working;
-    case Total: return m.total();
-    default: return 0;
-    }
+    if (column == Total) return m.total();
+    if (column >= Parameters && column < Total) return m.*core::kMemoryTerms[std::size_t(column - Parameters)].bytes;
+    return 0;
 }
 
 QString StageMemoryModel::columnName(int column) {
@@ -46,15 +41,10 @@ QString StageMemoryModel::columnName(int column) {
     case Stage: return tr("Stage");
     case Layers: return tr("Layers");
     case InFlight: return tr("In flight");
-    case Parameters: return tr("Parameters");
-    case Gradients: return tr("Gradients");
-    case OptimizerStates: return tr("Optimizer states");
-    case MasterCopy: return tr("Master copy");
-    case Activations: return tr("Activations");
-    case Buffers: return tr("Buffers");
-    case Working: return tr("Working set");
     case Total: return tr("Total");
-    default: return {};
+    default:
+        if (column >= Parameters && column < Total) return tr(core::kMemoryTerms[std::size_t(column - Parameters)].name);
+        return {};
     }
 }
 
@@ -69,10 +59,10 @@ QVariant StageMemoryModel::data(const QModelIndex& index, int role) const {
     const core::Bytes b = bytes(s.memory, column);
     switch (role) {
     case Qt::DisplayRole: {
-        QString text = QString::number(double(b) / double(core::GiB), 'f', 1);
+        QString text = gibText(b);
         if (m_baseline && std::size_t(index.row()) < m_baseline->stages.size()) {
-            const double delta = double(b - bytes(m_baseline->stages[std::size_t(index.row())].memory, column)) / double(core::GiB);
-            if (std::abs(delta) >= 0.05) text += QStringLiteral(" (%1%2)").arg(delta > 0 ? "+" : "−").arg(std::abs(delta), 0, 'f', 1);
+            const core::Bytes then = bytes(m_baseline->stages[std::size_t(index.row())].memory, column);
+            if (std::abs(double(b - then)) >= 0.05 * double(core::GiB)) text += QStringLiteral(" (%1)").arg(gibDeltaText(b, then));
         }
         return text;
     }
@@ -80,7 +70,7 @@ QVariant StageMemoryModel::data(const QModelIndex& index, int role) const {
     case Qt::ToolTipRole: return tr("%1 bytes").arg(QLocale().toString(qlonglong(b)));
     case Qt::TextAlignmentRole: return int(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::ForegroundRole:
-        if (column == Total && b > m_estimate.deviceMemory) return QBrush(QColor(0xD5, 0x00, 0x00));
+        if (column == Total && b > m_estimate.deviceMemory) return QBrush(colours::kOverLimit);
         return {};
     default: return {};
     }

@@ -307,7 +307,6 @@ std::vector<TimelineTick> TimelineLayout::ticks() const {
     return out;
 }
 
-QString durationText(double seconds) { return QString::fromStdString(core::formatSeconds(seconds)); }
 
 QString phaseName(core::Phase phase) {
     switch (phase) {
@@ -323,7 +322,7 @@ QString describe(const TimelineBox& b) {
         .arg(b.stage)
         .arg(b.microBatch)
         .arg(b.chunk)
-        .arg(phaseName(b.phase), durationText(b.end - b.start), rangeText(b.start, b.end));
+        .arg(phaseName(b.phase), secondsText(b.end - b.start), rangeText(b.start, b.end));
 }
 
 QString bandLabel(const TimelineBand& b) {
@@ -334,14 +333,14 @@ QString describe(const TimelineBand& b) {
     const double idle = b.end > b.start ? 100 * (1 - b.busy / (b.end - b.start)) : 0;
     return tr("stage %1 · %2 · %3 (%4) · idle %5 % · zoom in to see each box")
         .arg(b.stage)
-        .arg(bandLabel(b), durationText(b.end - b.start), rangeText(b.start, b.end))
+        .arg(bandLabel(b), secondsText(b.end - b.start), rangeText(b.start, b.end))
         .arg(std::max(0.0, idle), 0, 'f', 1);
 }
 
 QString describe(const TimelineBubble& b) {
     return tr("stage %1 · bubble (idle) · %2 (%3)")
         .arg(b.stage)
-        .arg(durationText(b.end - b.start), rangeText(b.start, b.end));
+        .arg(secondsText(b.end - b.start), rangeText(b.start, b.end));
 }
 
 }  // namespace tessera::ui

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "pipeline/schedule.h"
+#include "style/text.h"
 
 namespace tessera::core {
 struct Estimate;
@@ -147,8 +148,7 @@ private:
     std::vector<TimelineBand> m_bands;
 };
 
-// Text, one format everywhere: "13.5 s", "76.8 ms", three significant figures.
-QString durationText(double seconds);
+// Text: durations through secondsText (style/text.h), as everywhere.
 QString phaseName(core::Phase phase);
 QString describe(const TimelineBox& box);  // "stage 1 · micro-batch 7 · chunk 0 · backward · 76.8 ms (12.345–12.422 s)"
 QString bandLabel(const TimelineBand& band);  // "steady state: 496 micro-batches"

@@ -90,7 +90,7 @@ QString TimelineWidget::title() const {
     if (!m_title.isEmpty()) return m_title;
     return tr("bubble %1 % · pipeline %2")
         .arg(100 * m_result.bubbleFraction, 0, 'f', 1)
-        .arg(durationText(m_result.makespan));
+        .arg(secondsText(m_result.makespan));
 }
 
 void TimelineWidget::setView(double zoom, double panSeconds) {
@@ -321,7 +321,7 @@ void TimelineWidget::paintAxis(QPainter& painter, const TimelineLayout& layout) 
                      to = std::min(plot.right(), layout.xAt(piece.end));
         painter.setPen(QPen(palette().color(QPalette::Window), 1));
         for (double x = from; x < to; x += 4) painter.drawLine(QPointF(x, y), QPointF(x + 2, y));
-        const QString text = QStringLiteral("⋯ %1 ⋯").arg(durationText(piece.end - piece.start));
+        const QString text = QStringLiteral("⋯ %1 ⋯").arg(secondsText(piece.end - piece.start));
         if (fm.horizontalAdvance(text) + 8 > to - from) continue;
         painter.setPen(palette().color(QPalette::WindowText));
         painter.drawText(QRectF(from, y + 5, to - from, fm.height()), Qt::AlignHCenter | Qt::AlignTop, text);

@@ -8,6 +8,8 @@
 namespace tessera::ui {
 
 SearchController::SearchController(QObject* parent) : QObject(parent) {
+    // A search and the cancelled one it replaced, which ends within a block of work.
+    m_pool.setMaxThreadCount(2);
     connect(&m_watcher, &QFutureWatcher<std::shared_ptr<const SearchOutcome>>::finished, this, &SearchController::onFinished);
 }
 
@@ -20,6 +22,7 @@ SearchController::~SearchController() {
     // free inside Qt, where no sanitizer looks). They were cancelled at the restart
     // and end within a block of work.
     for (auto& future : m_superseded) future.waitForFinished();
+    m_pool.waitForDone();  // its threads end with the controller, not with the process
 }
 
 void SearchController::cancel() {
@@ -35,9 +38,10 @@ void SearchController::start(const core::Scenario& scenario, int threads) {
     m_cancel = flag;
     if (threads <= 0) threads = std::max(1, QThread::idealThreadCount() - 1);  // leave a core for the GUI
     QPointer<SearchController> self(this);
-    m_watcher.setFuture(QtConcurrent::run([self, searched = scenario, threads, flag, generation]() {
+    m_watcher.setFuture(QtConcurrent::run(&m_pool, [self, searched = scenario, threads, flag, generation]() {
         auto outcome = std::make_shared<SearchOutcome>();
         outcome->generation = generation;
+        outcome->searched = searched;
         try {
             outcome->setup = core::searchSetup(searched);
             core::SearchOptions options;

@@ -1,12 +1,13 @@
 #pragma once
-// Runs the strategy search off the GUI thread (QtConcurrent::run, a member
-// QFutureWatcher) and hands the GUI its progress and its result. Each start() bumps
+// Runs the strategy search off the GUI thread (QtConcurrent::run on a member thread
+// pool, a member QFutureWatcher) and hands the GUI its progress and its result. Each start() bumps
 // a generation counter and cancels the search before it; a result or progress
 // report from an older generation is dropped, so a late answer never overwrites a
 // newer one. Destroying the controller cancels and waits, so closing the window
 // mid-search is clean.
 #include <QFutureWatcher>
 #include <QObject>
+#include <QThreadPool>
 #include <atomic>
 #include <memory>
 
@@ -15,6 +16,7 @@
 namespace tessera::ui {
 
 struct SearchOutcome {
+    core::Scenario searched;  // as stated, what a pick lays a candidate over
     core::SearchSetup setup;
     core::SearchResult result;
     QString error;  // set instead when the scenario cannot be searched
@@ -42,6 +44,7 @@ signals:
 private:
     void onFinished();
 
+    QThreadPool m_pool;  // first, so it is destroyed last
     QFutureWatcher<std::shared_ptr<const SearchOutcome>> m_watcher;
     // Searches a restart replaced that may still be running: cancelled, no longer
     // watched, but still holding `this` (a QPointer) in their progress callback, so

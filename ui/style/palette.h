@@ -4,6 +4,8 @@
 #include <QColor>
 #include <QGuiApplication>
 #include <QPalette>
+#include <QString>
+#include <iterator>
 
 namespace tessera::ui::colours {
 
@@ -15,6 +17,16 @@ inline const QColor kActivations{0xD5, 0x5E, 0x00};      // vermillion
 inline const QColor kBuffers{0xCC, 0x79, 0xA7};          // reddish purple
 inline const QColor kWorking{0xE6, 0x9F, 0x00};          // orange
 inline const QColor kOverLimit{0xD5, 0x00, 0x00};        // red: outlines and labels, never fill alone
+
+// The colour of memory term i of core::kMemoryTerms (parameters .. working set).
+inline QColor termColour(std::size_t term) {
+    const QColor colours[] = {kParameters, kGradients, kOptimizerStates, kMasterCopy, kActivations, kBuffers, kWorking};
+    return term < std::size(colours) ? colours[term] : kOverLimit;
+}
+
+// A field, a label or a count that is wrong or over the limit.
+inline QString problemBorder() { return QStringLiteral("border: 2px solid %1;").arg(kOverLimit.name().toUpper()); }
+inline QString problemLabel() { return QStringLiteral("color: %1; font-weight: bold;").arg(kOverLimit.name().toUpper()); }
 
 // Whether the application runs a dark palette: charts then take Qt Charts' dark
 // theme, and marks drawn in "ink" take the palette's text colour.

@@ -1,4 +1,4 @@
-#include "export/reviewmode.h"
+#include "style/reviewmode.h"
 
 #include <QApplication>
 #include <QFontDatabase>

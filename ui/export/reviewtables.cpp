@@ -1,0 +1,91 @@
+#include "export/reviewtables.h"
+
+#include <QAbstractItemModel>
+#include <QChart>
+#include <QFontMetricsF>
+#include <QGraphicsScene>
+#include <QPainter>
+#include <QWidget>
+#include <algorithm>
+#include <numeric>
+
+namespace tessera::ui {
+
+TextTable tableOf(const QAbstractItemModel& model, int rows) {
+    TextTable t;
+    for (int c = 0; c < model.columnCount(); ++c) {
+        t.headers << model.headerData(c, Qt::Horizontal).toString();
+        const QVariant align = model.rowCount() ? model.index(0, c).data(Qt::TextAlignmentRole) : QVariant();
+        if (align.isValid() && (align.toInt() & Qt::AlignRight)) t.rightAligned << c;
+    }
+    for (int r = 0; r < std::min(rows, model.rowCount()); ++r) {
+        QStringList row;
+        for (int c = 0; c < model.columnCount(); ++c) row << model.index(r, c).data().toString();
+        t.rows << row;
+    }
+    return t;
+}
+
+void drawChart(QPainter& painter, QChart* chart, const QRectF& box, double scale) {
+    QGraphicsScene scene;  // owns the chart from here
+    scene.addItem(chart);
+    const QSizeF logical = box.size() / scale;
+    chart->setGeometry(QRectF(QPointF(0, 0), logical));
+    scene.setSceneRect(chart->geometry());
+    scene.render(&painter, box, scene.sceneRect());
+}
+
+void drawWidget(QPainter& painter, QWidget& widget, const QRectF& box, double scale) {
+    widget.resize((box.size() / scale).toSize());
+    painter.save();
+    painter.translate(box.topLeft());
+    painter.scale(scale, scale);
+    widget.render(&painter, QPoint(), QRegion(), QWidget::DrawChildren);
+    painter.restore();
+}
+
+double drawTable(QPainter& painter, const TextTable& t, const QRectF& box, const QFont& font) {
+    const QFontMetricsF metrics(font, painter.device());
+    QFont bold = font;
+    bold.setBold(true);
+    const QFontMetricsF boldMetrics(bold, painter.device());
+    const double pad = metrics.averageCharWidth() * 1.5, line = metrics.height() * 1.25;
+    QList<double> widths;
+    for (int c = 0; c < t.headers.size(); ++c) {
+        double w = boldMetrics.horizontalAdvance(t.headers[c]);
+        for (const QStringList& row : t.rows) w = std::max(w, metrics.horizontalAdvance(row.value(c)));
+        widths << w + pad;
+    }
+    double y = box.top();
+    auto drawRow = [&](const QStringList& cells, bool header) {
+        double x = box.left();
+        painter.setFont(header ? bold : font);
+        for (int c = 0; c < widths.size(); ++c) {
+            const QRectF cell(x, y, widths[c] - pad, line);
+            const int align = (t.rightAligned.contains(c) ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter;
+            painter.drawText(cell, align, cells.value(c));
+            x += widths[c];
+        }
+        y += line;
+    };
+    drawRow(t.headers, true);
+    painter.drawLine(QPointF(box.left(), y), QPointF(std::min(box.right(), box.left() + std::accumulate(widths.begin(), widths.end(), 0.0)), y));
+    for (const QStringList& row : t.rows) {
+        if (y + line > box.bottom()) break;
+        drawRow(row, false);
+    }
+    return y - box.top();
+}
+
+double drawLines(QPainter& painter, const QStringList& lines, const QPointF& at, const QFont& font) {
+    painter.setFont(font);
+    const QFontMetricsF metrics(font, painter.device());
+    double y = at.y();
+    for (const QString& line : lines) {
+        y += metrics.height();
+        painter.drawText(QPointF(at.x(), y - metrics.descent()), line);
+    }
+    return y - at.y();
+}
+
+}  // namespace tessera::ui

@@ -1,0 +1,33 @@
+#pragma once
+// Drawing for print, from values: a chart built by a ui/charts builder, a widget
+// that paints itself from values (the timeline), and a table of text, each into a box
+// of a page. What lands in the PDF is vector graphics and text, not a screenshot.
+#include <QFont>
+#include <QList>
+#include <QRectF>
+#include <QStringList>
+
+class QAbstractItemModel;
+class QChart;
+class QPainter;
+class QWidget;
+
+namespace tessera::ui {
+
+struct TextTable {
+    QStringList headers;
+    QList<QStringList> rows;
+    QList<int> rightAligned;  // columns of numbers
+};
+
+// A model's display text, header and rows (at most `rows`), numbers right-aligned.
+TextTable tableOf(const QAbstractItemModel& model, int rows = 1 << 20);
+
+// Each takes `scale` device pixels per logical pixel, so fonts read at their point size.
+void drawChart(QPainter& painter, QChart* chart, const QRectF& box, double scale);  // takes the chart
+void drawWidget(QPainter& painter, QWidget& widget, const QRectF& box, double scale);
+// Returns the height drawn; stops at the box's bottom.
+double drawTable(QPainter& painter, const TextTable& table, const QRectF& box, const QFont& font);
+double drawLines(QPainter& painter, const QStringList& lines, const QPointF& at, const QFont& font);
+
+}  // namespace tessera::ui

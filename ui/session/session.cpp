@@ -1,0 +1,190 @@
+#include "session/session.h"
+
+#include <QCryptographicHash>
+#include <QFileInfo>
+#include <QUndoStack>
+
+#include "commands/scenariochange.h"
+#include "doc/emit.h"
+#include "io/overrides.h"
+#include "io/presets.h"
+#include "io/scenarioio.h"
+#include "io/specwriter.h"
+#include "search/strategy.h"
+#include "style/text.h"
+
+namespace tessera::ui {
+
+namespace {
+
+// The document without the exec keys a search chooses: what a search's result
+// depends on. A pick changes only those, so it leaves the search current.
+core::Value searchInputsOf(const core::Value& document) {
+    static const core::Value strategyKeys = core::SpecWriter::write(core::strategyExec(core::Candidate{}));
+    core::Value out = document;
+    if (core::Value* exec = out.find("exec"); exec && exec->isMap()) {
+        for (const core::Value::Entry& e : strategyKeys.entries()) exec->erase(e.key);
+        for (const char* legacy : {"full_recompute", "selective_recompute"}) exec->erase(legacy);  // execFor replaces them
+    }
+    return out;
+}
+
+}  // namespace
+
+Session::Session(QObject* parent) : QObject(parent) {
+    m_undo = new QUndoStack(this);
+    connect(m_undo, &QUndoStack::cleanChanged, this, [this](bool clean) { emit modifiedChanged(!clean); });
+    m_pending.setSingleShot(true);
+    m_pending.setInterval(15);  // coalesces the bursts a keystroke makes; keystrokes come further apart
+    connect(&m_pending, &QTimer::timeout, this, &Session::evaluateNow);
+    m_searchController = new SearchController(this);
+    connect(m_searchController, &SearchController::progress, this, &Session::searchProgress);
+    connect(m_searchController, &SearchController::finished, this, [this](std::shared_ptr<const SearchOutcome> outcome) {
+        m_search = std::move(outcome);
+        emit searchFinished();
+    });
+}
+
+Session::~Session() { m_searchController->cancel(); }
+
+void Session::setScenario(const core::Value& document, Change why, const QString& label, const QString& mergeKey) {
+    if (why == Change::Load || why == Change::Recovery) return startHistory(document, why);
+    // The step's first redo is the change itself; later ones come back as history.
+    auto first = std::make_shared<bool>(true);
+    auto put = [this, why, first](const core::Value& d, bool undoing) {
+        apply(d, undoing || !*first ? Change::Undo : why);
+        *first = false;
+    };
+    m_undo->push(new ScenarioChange(label.isEmpty() ? tr("change the scenario") : label, m_document, document, put, mergeKey));
+}
+
+void Session::startHistory(const core::Value& document, Change why) {
+    m_undo->clear();  // a new scenario starts a new history, clean
+    if (why == Change::Recovery) m_undo->resetClean();  // restored, and not saved anywhere yet
+    apply(document, why);
+}
+
+void Session::apply(const core::Value& document, Change why) {
+    m_document = document;
+    emit documentChanged(why);
+    if (why == Change::Edit) m_pending.start();
+    else evaluateNow();
+}
+
+void Session::evaluateNow() {
+    m_pending.stop();
+    m_problems.clear();
+    m_scenario.reset();
+    const std::string source = m_path.isEmpty() ? m_title.toStdString() : m_path.toStdString();
+    try {
+        m_scenario = core::scenarioFromValue(m_document, source, m_baseDir);
+        m_evaluation = std::make_shared<const core::Evaluation>(core::evaluateScenario(*m_scenario));
+    } catch (const core::SpecError& e) {
+        m_problems = e.diagnostics();
+    }
+    emit evaluated();
+}
+
+bool Session::load(const QString& pathOrPreset) {
+    const std::string id = pathOrPreset.isEmpty() ? std::string(core::kDefaultScenario) : pathOrPreset.toStdString();
+    const bool isFile = QFileInfo::exists(pathOrPreset);
+    m_unreadable.clear();
+    m_path = isFile ? QFileInfo(pathOrPreset).absoluteFilePath() : QString();
+    m_title = isFile ? QFileInfo(pathOrPreset).fileName() : qs(id);
+    m_evaluation.reset();
+    std::vector<core::Diagnostic> unparsable;
+    core::Value document = core::Value::map();
+    try {
+        document = core::scenarioDocument(id, &m_baseDir);
+        // Sections expanded as the forms show them (a preset's fields, a config.json's);
+        // a file that does not read stays as it is, for the forms to show and Save to keep.
+        document = core::scenarioValue(core::scenarioFromValue(document, isFile ? id : "<preset:scenarios/" + id + ">", m_baseDir));
+    } catch (const core::FileError& e) {
+        m_unreadable = qs(e.what());
+        unparsable = e.diagnostics();
+    } catch (const core::LoadError& e) {
+        unparsable = e.diagnostics();
+    } catch (const core::SpecError&) {
+        // read but refused: evaluateNow() lists the problems
+    }
+    startHistory(document, Change::Load);
+    if (!unparsable.empty()) {  // nothing to evaluate: the problem is the file itself
+        m_problems = unparsable;
+        emit evaluated();
+    }
+    return m_unreadable.isEmpty();
+}
+
+bool Session::recover(const QString& documentPath, const QString& original) {
+    core::Value document;
+    try {
+        document = core::loadDocument(documentPath.toStdString());
+    } catch (const core::SpecError&) {
+        return false;
+    }
+    m_path = original;
+    m_title = original.isEmpty() ? tr("Recovered scenario") : QFileInfo(original).fileName();
+    m_baseDir = original.isEmpty() ? std::string() : QFileInfo(original).absolutePath().toStdString();
+    m_unreadable.clear();
+    startHistory(document, Change::Recovery);
+    return true;
+}
+
+void Session::setFilePath(const QString& path) {
+    m_path = QFileInfo(path).absoluteFilePath();
+    m_title = QFileInfo(path).fileName();
+    m_baseDir = QFileInfo(path).absolutePath().toStdString();
+}
+
+void Session::markSaved() { m_undo->setClean(); }
+
+bool Session::isModified() const { return !m_undo->isClean(); }
+
+QString Session::hash() const {
+    const QByteArray yaml = QByteArray::fromStdString(core::toYaml(m_document));
+    return QString::fromLatin1(QCryptographicHash::hash(yaml, QCryptographicHash::Sha256).toHex().left(12));
+}
+
+void Session::pinBaseline() {
+    if (m_pending.isActive()) evaluateNow();
+    if (!evaluationIsCurrent()) return;  // only a figure of the scenario as it stands
+    m_baseline = m_evaluation;
+    m_baselinePinned = QDateTime::currentDateTime();
+    emit baselineChanged();
+}
+
+void Session::unpinBaseline() {
+    m_baseline.reset();
+    emit baselineChanged();
+}
+
+void Session::startSearch(int threads) {
+    if (m_pending.isActive()) evaluateNow();
+    if (!m_scenario) {
+        auto outcome = std::make_shared<SearchOutcome>();
+        outcome->error = tr("the scenario does not read:\n%1").arg(m_problems.empty() ? QString() : qs(m_problems.front().text()));
+        m_search = outcome;
+        emit searchFinished();
+        return;
+    }
+    m_searchInputs = searchInputsOf(m_document);
+    m_searchController->start(*m_scenario, threads);
+    emit searchStarted();
+}
+
+void Session::cancelSearch() { m_searchController->cancel(); }
+
+bool Session::searchIsStale() const {
+    return m_search && m_search->error.isEmpty() && !searchInputsOf(m_document).sameAs(m_searchInputs);
+}
+
+void Session::pick(const core::Candidate& candidate) {
+    // Over the exec section as it reads now, else over the one the search ran on.
+    const core::ExecSpec* base = m_scenario ? &m_scenario->exec : m_search ? &m_search->searched.exec : nullptr;
+    if (!base) return;
+    core::Value document = m_document;
+    core::setAt(document, "exec", core::SpecWriter::write(core::execFor(*base, candidate)));
+    setScenario(document, Change::Pick, tr("pick %1").arg(qs(candidate.label())));
+}
+
+}  // namespace tessera::ui

@@ -1,0 +1,66 @@
+#include "views/memoryview.h"
+
+#include <QChartView>
+#include <QHeaderView>
+#include <QLabel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "charts/memorychart.h"
+#include "models/stagememorymodel.h"
+#include "session/session.h"
+#include "style/text.h"
+
+namespace tessera::ui {
+
+MemoryView::MemoryView(Session& session, QWidget* parent) : QWidget(parent), m_session(session) {
+    auto* layout = new QVBoxLayout(this);
+    m_chart = new QChartView(this);
+    m_chart->setRenderHint(QPainter::Antialiasing);
+    m_chart->setObjectName(QStringLiteral("memoryChart"));
+    layout->addWidget(m_chart, 3);
+    m_summary = new QLabel(this);
+    layout->addWidget(m_summary);
+    m_model = new StageMemoryModel(this);
+    m_table = new QTableView(this);
+    m_table->setModel(m_model);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    layout->addWidget(m_table, 1);
+    connect(&m_session, &Session::evaluated, this, &MemoryView::update);
+    connect(&m_session, &Session::baselineChanged, this, &MemoryView::update);
+    update();
+}
+
+void MemoryView::update() {
+    const auto& evaluation = m_session.evaluation();
+    if (!evaluation) return;
+    const core::Estimate& e = evaluation->estimate;
+    m_model->setEstimate(e);
+    m_model->setBaseline(m_session.baseline() ? std::optional(m_session.baseline()->estimate) : std::nullopt);
+    const core::StageEstimate& peak = e.stages[std::size_t(e.peakStage)];
+    m_summary->setText(tr("Stage %1: %2 of %3 GiB · activations %4 GiB (%5 %)%6")
+                           .arg(peak.stage)
+                           .arg(gibText(peak.memory.total()), gibText(e.deviceMemory), gibText(peak.memory.activations))
+                           .arg(100.0 * double(peak.memory.activations) / double(peak.memory.total()), 0, 'f', 1)
+                           .arg(e.fits ? QString() : tr(" · does not fit")));
+    m_chartStale = true;
+    if (isVisible()) rebuildChart();
+}
+
+void MemoryView::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (m_chartStale) rebuildChart();
+}
+
+void MemoryView::rebuildChart() {
+    const auto& evaluation = m_session.evaluation();
+    if (!evaluation) return;
+    const core::Estimate* baseline = m_session.baseline() ? &m_session.baseline()->estimate : nullptr;
+    QChart* old = m_chart->chart();
+    m_chart->setChart(buildMemoryChart(evaluation->estimate, baseline));
+    delete old;
+    m_chartStale = false;
+}
+
+}  // namespace tessera::ui

@@ -1,0 +1,37 @@
+#pragma once
+// The Memory tab, a view of the Session: one stacked bar per pipeline stage (the
+// chart builder's), a line on the peak stage, and the exact table of every term. The
+// chart is rebuilt when the evaluation or the baseline changes and the tab is shown
+// (rebuilding it takes most of an edit's time), else when the tab is next opened.
+#include <QWidget>
+
+class QChartView;
+class QLabel;
+class QTableView;
+
+namespace tessera::ui {
+
+class Session;
+class StageMemoryModel;
+
+class MemoryView : public QWidget {
+    Q_OBJECT
+public:
+    explicit MemoryView(Session& session, QWidget* parent = nullptr);
+
+protected:
+    void showEvent(QShowEvent* event) override;
+
+private:
+    void update();
+    void rebuildChart();
+
+    Session& m_session;
+    QChartView* m_chart = nullptr;
+    QLabel* m_summary = nullptr;
+    QTableView* m_table = nullptr;
+    StageMemoryModel* m_model = nullptr;
+    bool m_chartStale = true;
+};
+
+}  // namespace tessera::ui

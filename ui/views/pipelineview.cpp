@@ -1,0 +1,62 @@
+#include "views/pipelineview.h"
+
+#include <QChartView>
+#include <QVBoxLayout>
+
+#include "charts/stepchart.h"
+#include "session/session.h"
+#include "style/text.h"
+#include "views/timelinewidget.h"
+
+namespace tessera::ui {
+
+QString timelineTitle(const core::Evaluation& evaluation, const core::Evaluation* baseline) {
+    const core::Estimate& e = evaluation.estimate;
+    if (!evaluation.notSimulated.empty())
+        return QObject::tr("step %1 · schedule not drawn: %2").arg(secondsText(e.stepSeconds), qs(evaluation.notSimulated));
+    const QString versus = baseline ? QObject::tr(" (baseline %1)").arg(secondsText(baseline->estimate.stepSeconds)) : QString();
+    return QObject::tr("idle %1 % of all stages' time (bubble on the slowest stage %2 %) · step %3%4")
+        .arg(evaluation.pipeline.bubbleFraction * 100, 0, 'f', 1)
+        .arg(e.bubbleFraction * 100, 0, 'f', 1)
+        .arg(secondsText(e.stepSeconds), versus);
+}
+
+PipelineView::PipelineView(Session& session, QWidget* parent) : QWidget(parent), m_session(session) {
+    auto* layout = new QVBoxLayout(this);
+    m_timeline = new TimelineWidget(this);
+    layout->addWidget(m_timeline, 3);
+    m_chart = new QChartView(this);
+    m_chart->setRenderHint(QPainter::Antialiasing);
+    m_chart->setObjectName(QStringLiteral("stepChart"));
+    layout->addWidget(m_chart, 2);
+    connect(&m_session, &Session::evaluated, this, &PipelineView::update);
+    connect(&m_session, &Session::baselineChanged, this, &PipelineView::update);
+    update();
+}
+
+void PipelineView::update() {
+    const auto& evaluation = m_session.evaluation();
+    if (!evaluation) return;
+    m_timeline->setPipeline(evaluation->pipeline);
+    m_timeline->setMaximumHeight(std::max(m_timeline->minimumSizeHint().height(), m_timeline->naturalHeight()));
+    m_timeline->setTitle(timelineTitle(*evaluation, m_session.baseline().get()));
+    m_chartStale = true;
+    if (isVisible()) rebuildChart();
+}
+
+void PipelineView::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (m_chartStale) rebuildChart();
+}
+
+void PipelineView::rebuildChart() {
+    const auto& evaluation = m_session.evaluation();
+    if (!evaluation) return;
+    const core::Estimate* baseline = m_session.baseline() ? &m_session.baseline()->estimate : nullptr;
+    QChart* old = m_chart->chart();
+    m_chart->setChart(buildStepChart(evaluation->estimate, *evaluation->resolved.scenario.exec.micro_batch_num, baseline));
+    delete old;
+    m_chartStale = false;
+}
+
+}  // namespace tessera::ui

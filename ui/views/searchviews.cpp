@@ -1,0 +1,141 @@
+#include "views/searchviews.h"
+
+#include <QChartView>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPointer>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "charts/paretochart.h"
+#include "models/candidatesmodel.h"
+#include "report/searchreport.h"
+#include "session/session.h"
+#include "style/reviewmode.h"
+#include "style/text.h"
+
+namespace tessera::ui {
+
+QString staleSearchText(const Session& session) {
+    if (!session.searchIsStale()) return {};
+    return QObject::tr("⚠ This search ran on an earlier scenario: the model, cluster, search section or run settings "
+                       "changed since. Search ▶ runs it on this one.");
+}
+
+namespace {
+
+QLabel* staleLabel(QWidget* parent) {
+    auto* label = new QLabel(parent);
+    label->setWordWrap(true);
+    label->setVisible(false);
+    return label;
+}
+
+void showStale(QLabel* label, const Session& session) {
+    const QString text = staleSearchText(session);
+    label->setText(text);
+    label->setVisible(!text.isEmpty());
+}
+
+}  // namespace
+
+ParetoView::ParetoView(Session& session, QWidget* parent) : QWidget(parent), m_session(session) {
+    auto* layout = new QVBoxLayout(this);
+    m_stale = staleLabel(this);
+    layout->addWidget(m_stale);
+    m_chart = new QChartView(this);
+    m_chart->setRenderHint(QPainter::Antialiasing);
+    m_chart->setObjectName(QStringLiteral("paretoChart"));
+    layout->addWidget(m_chart);
+    // The current strategy's ring and the baseline's square move with the scenario.
+    for (auto signal : {&Session::searchFinished, &Session::evaluated, &Session::baselineChanged})
+        connect(&m_session, signal, this, &ParetoView::update);
+    connect(&m_session, &Session::documentChanged, this, [this] { showStale(m_stale, m_session); });
+}
+
+void ParetoView::update() {
+    showStale(m_stale, m_session);
+    m_stalePicture = true;
+    if (isVisible()) rebuild();
+}
+
+void ParetoView::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (m_stalePicture) rebuild();
+}
+
+void ParetoView::rebuild() {
+    const auto& outcome = m_session.search();
+    m_stalePicture = false;
+    if (!outcome || !outcome->error.isEmpty()) return;
+    std::optional<CurrentPoint> current, base;
+    if (const auto& e = m_session.evaluation()) current = CurrentPoint{e->estimate.peakMemory, e->estimate.stepSeconds};
+    if (const auto& b = m_session.baseline()) base = CurrentPoint{b->estimate.peakMemory, b->estimate.stepSeconds};
+    QPointer<ParetoView> self(this);
+    QChart* old = m_chart->chart();
+    m_chart->setChart(buildParetoChart(outcome->result, outcome->setup.space.memoryLimit, current,
+                                       [self](const core::Candidate& c) { if (self) self->m_session.pick(c); }, base));
+    delete old;
+}
+
+CandidatesView::CandidatesView(Session& session, QWidget* parent) : QWidget(parent), m_session(session) {
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    m_stale = staleLabel(this);
+    outer->addWidget(m_stale);
+    auto* splitter = new QSplitter(this);
+    outer->addWidget(splitter);
+    auto* tablePane = new QWidget(splitter);
+    auto* tableLayout = new QVBoxLayout(tablePane);
+    auto* filter = new QLineEdit(tablePane);
+    filter->setPlaceholderText(tr("Filter strategies (any column), e.g. interleaved or ZeRO-2"));
+    filter->setClearButtonEnabled(true);
+    tableLayout->addWidget(filter);
+    m_model = new CandidatesModel(this);
+    m_proxy = new QSortFilterProxyModel(this);
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(Qt::UserRole);
+    m_proxy->setFilterKeyColumn(-1);
+    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    connect(filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
+    auto* table = new QTableView(tablePane);
+    table->setObjectName(QStringLiteral("candidateTable"));
+    table->setModel(m_proxy);
+    table->setSortingEnabled(true);
+    table->sortByColumn(CandidatesModel::Rank, Qt::AscendingOrder);
+    table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table->verticalHeader()->hide();
+    table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    connect(table, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+        m_session.pick(m_model->candidate(m_proxy->mapToSource(index).row()));
+    });
+    tableLayout->addWidget(table);
+    m_refusals = new QPlainTextEdit(splitter);
+    m_refusals->setReadOnly(true);
+    m_refusals->setFont(fixedFont());
+    m_refusals->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_refusals->setObjectName(QStringLiteral("refusals"));
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 1);
+    connect(&m_session, &Session::searchFinished, this, &CandidatesView::showSearch);
+    connect(&m_session, &Session::documentChanged, this, [this] { showStale(m_stale, m_session); });
+}
+
+void CandidatesView::showSearch() {
+    showStale(m_stale, m_session);
+    const auto& outcome = m_session.search();
+    if (!outcome) return;
+    if (!outcome->error.isEmpty()) {
+        m_model->setCandidates({});
+        m_refusals->setPlainText(tr("The scenario cannot be searched:\n\n%1").arg(outcome->error));
+        return;
+    }
+    m_model->setCandidates(outcome->result.top);
+    m_refusals->setPlainText(qs(core::searchSummary(outcome->setup, outcome->result)));
+}
+
+}  // namespace tessera::ui

@@ -1,0 +1,55 @@
+#pragma once
+// The two views of the Session's last search. Pareto: every kept candidate as a dot,
+// the front, the memory limit, the current strategy as a ring and the baseline as a
+// square; clicking a dot picks it. Candidates: the top strategies as a sortable,
+// filterable table (double-click picks), the search's counts and refusals beside it.
+// Both say so when the search ran on an earlier scenario (Session::searchIsStale).
+#include <QWidget>
+
+class QChartView;
+class QLabel;
+class QPlainTextEdit;
+class QSortFilterProxyModel;
+
+namespace tessera::ui {
+
+class CandidatesModel;
+class Session;
+
+// The line a stale search shows above its results; empty while the search is current.
+QString staleSearchText(const Session& session);
+
+class ParetoView : public QWidget {
+    Q_OBJECT
+public:
+    explicit ParetoView(Session& session, QWidget* parent = nullptr);
+
+protected:
+    void showEvent(QShowEvent* event) override;
+
+private:
+    void update();
+    void rebuild();
+
+    Session& m_session;
+    QLabel* m_stale = nullptr;
+    QChartView* m_chart = nullptr;
+    bool m_stalePicture = true;
+};
+
+class CandidatesView : public QWidget {
+    Q_OBJECT
+public:
+    explicit CandidatesView(Session& session, QWidget* parent = nullptr);
+
+private:
+    void showSearch();
+
+    Session& m_session;
+    QLabel* m_stale = nullptr;
+    CandidatesModel* m_model = nullptr;
+    QSortFilterProxyModel* m_proxy = nullptr;
+    QPlainTextEdit* m_refusals = nullptr;
+};
+
+}  // namespace tessera::ui

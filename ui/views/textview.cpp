@@ -1,0 +1,31 @@
+#include "views/textview.h"
+
+#include "report/estimatereport.h"
+#include "report/showreport.h"
+#include "session/session.h"
+#include "style/reviewmode.h"
+#include "style/text.h"
+
+namespace tessera::ui {
+
+TextView::TextView(Kind kind, Session& session, QWidget* parent) : QPlainTextEdit(parent), m_kind(kind), m_session(session) {
+    setReadOnly(true);
+    setFont(fixedFont());
+    setLineWrapMode(QPlainTextEdit::NoWrap);
+    connect(&m_session, &Session::evaluated, this, &TextView::update);
+    update();
+}
+
+void TextView::update() {
+    const auto& evaluation = m_session.evaluation();
+    if (!evaluation) {
+        QStringList problems;
+        for (const core::Diagnostic& d : m_session.problems()) problems << qs(d.text());
+        setPlainText(problems.isEmpty() ? QString() : tr("This scenario cannot be used:\n\n%1").arg(problems.join(QLatin1Char('\n'))));
+        return;
+    }
+    const core::ResolvedScenario& r = evaluation->resolved;
+    setPlainText(qs(m_kind == Estimate ? core::estimateText(r, evaluation->estimate) : core::showText(r)));
+}
+
+}  // namespace tessera::ui
