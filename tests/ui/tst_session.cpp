@@ -1,0 +1,186 @@
+// The Session is the one owner of what the window is about: a pick reaches the forms,
+// Save and the review's hash, and undo takes it back; a model preset is one undo step
+// as a whole; undoing back to the saved text is unmodified; the GUI's search, the
+// report's and `tessera search` search the same space.
+#include <QApplication>
+#include <QComboBox>
+#include <QCryptographicHash>
+#include <QFile>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QUndoStack>
+#include <QtTest>
+
+#include "doc/emit.h"
+#include "export/report.h"
+#include "forms/scenarioeditor.h"
+#include "forms/specform.h"
+#include "io/scenarioio.h"
+#include "mainwindow/mainwindow.h"
+#include "search/search.h"
+
+using tessera::ui::MainWindow;
+namespace core = tessera::core;
+
+namespace {
+
+QString rowText(tessera::ui::SpecForm* form, const char* key) { return form->text(QString::fromLatin1(key)); }
+
+void typeInto(tessera::ui::SpecForm* form, const char* key, const QString& text) {
+    auto* line = qobject_cast<QLineEdit*>(form->editor(QString::fromLatin1(key)));
+    line->selectAll();
+    QTest::keyClicks(line, text);
+}
+
+// The first strategy of the search that differs from the one shown in tp or pp.
+const core::Candidate* another(const core::SearchResult& r, std::int64_t tp, std::int64_t pp) {
+    for (const core::Candidate& c : r.top)
+        if (c.tp != tp || c.pp != pp) return &c;
+    return nullptr;
+}
+
+}  // namespace
+
+class TestSession : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("TesseraTests"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_session"));
+    }
+
+    void pickReachesFormsSaveAndHashAndUndoTakesItBack() {
+        QTemporaryDir dir;
+        MainWindow window({}, nullptr, false);
+        window.setNeverAsk(true);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        tessera::ui::Session& session = window.session();
+        tessera::ui::SpecForm* exec = window.editor()->execForm();
+        const QString tpBefore = rowText(exec, "tp"), ppBefore = rowText(exec, "pp");
+        const double stepBefore = session.evaluation()->estimate.stepSeconds;
+        const QString hashBefore = session.hash();
+        QSignalSpy done(&window, &MainWindow::searchFinished);
+        window.startSearch();
+        QVERIFY(done.wait(60000));
+        const core::Candidate* pick = another(session.search()->result, tpBefore.toLongLong(), ppBefore.toLongLong());
+        QVERIFY(pick);
+        window.pickCandidate(*pick);
+        // The forms, the views and the document say the pick, at once.
+        QCOMPARE(rowText(exec, "tp"), QString::number(pick->tp));
+        QCOMPARE(rowText(exec, "pp"), QString::number(pick->pp));
+        QVERIFY(session.evaluationIsCurrent());
+        QCOMPARE(session.evaluation()->estimate.stepSeconds, pick->stepSeconds);
+        QCOMPARE(session.evaluation()->estimate.peakMemory, pick->peakMemory);
+        QVERIFY(window.isDirty());
+        QVERIFY(!session.searchIsStale());  // a pick changes only what the search chose
+        // Save writes the picked strategy, and the review's hash is the saved scenario's.
+        const QString path = dir.filePath(QStringLiteral("picked.yaml"));
+        QVERIFY(window.saveTo(path));
+        const core::Scenario saved = core::loadScenario(path.toStdString());
+        QCOMPARE(*saved.exec.tp, pick->tp);
+        QCOMPARE(*saved.exec.pp, pick->pp);
+        QCOMPARE(*saved.exec.micro_batch_size, pick->mbs);
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QString fileHash = QString::fromLatin1(QCryptographicHash::hash(file.readAll(), QCryptographicHash::Sha256).toHex().left(12));
+        const tessera::ui::Review review = tessera::ui::reviewOf(session);
+        QCOMPARE(review.scenarioHash, fileHash);
+        QVERIFY(review.scenarioHash != hashBefore);
+        QVERIFY(tessera::ui::titleBlock(review).last().contains(fileHash));
+        QCOMPARE(review.evaluation->estimate.stepSeconds, pick->stepSeconds);
+        // Undo: back to the strategy before the pick, in the forms and the views.
+        session.undoStack()->undo();
+        QCOMPARE(rowText(exec, "tp"), tpBefore);
+        QCOMPARE(rowText(exec, "pp"), ppBefore);
+        QCOMPARE(session.evaluation()->estimate.stepSeconds, stepBefore);
+        QCOMPARE(session.hash(), hashBefore);
+    }
+
+    void undoAfterAModelPresetRestoresTheModelAsAWhole() {
+        MainWindow window({}, nullptr, false);
+        window.setNeverAsk(true);
+        tessera::ui::Session& session = window.session();
+        const core::Value before = *session.document().find("model");
+        auto* presets = window.editor()->findChild<QComboBox*>(QStringLiteral("modelPreset"));
+        const int index = presets->findData(QStringLiteral("llama3-8b"));
+        QVERIFY(index > 0);
+        presets->activated(index);
+        QCOMPARE(rowText(window.editor()->modelForm(), "hidden_size"), QStringLiteral("4096"));
+        QCOMPARE(session.undoStack()->count(), 1);  // one step
+        QVERIFY(session.evaluationIsCurrent());
+        session.undoStack()->undo();
+        QVERIFY(session.document().find("model")->sameAs(before));  // every field, not only the ones typed
+        QCOMPARE(rowText(window.editor()->modelForm(), "hidden_size"), QStringLiteral("8192"));
+        QCOMPARE(rowText(window.editor()->modelForm(), "num_hidden_layers"), QStringLiteral("80"));
+        QVERIFY(!window.isDirty());
+    }
+
+    void undoingBackToTheSavedTextIsUnmodified() {
+        QTemporaryDir dir;
+        MainWindow window({}, nullptr, false);
+        window.setNeverAsk(true);
+        tessera::ui::SpecForm* exec = window.editor()->execForm();
+        QUndoStack* stack = window.session().undoStack();
+        QVERIFY(!window.isDirty() && !window.isWindowModified());
+        typeInto(exec, "micro_batch_num", QStringLiteral("32"));
+        QVERIFY(window.isDirty() && window.isWindowModified());
+        stack->undo();
+        QVERIFY(!window.isDirty());
+        QVERIFY(!window.isWindowModified());
+        // After a save, the saved text is the clean one.
+        typeInto(exec, "micro_batch_num", QStringLiteral("32"));
+        typeInto(exec, "global_batch_size", QStringLiteral("64"));
+        QVERIFY(window.saveTo(dir.filePath(QStringLiteral("run.yaml"))));
+        QVERIFY(!window.isWindowModified());
+        typeInto(exec, "global_batch_size", QStringLiteral("128"));
+        QVERIFY(window.isWindowModified());
+        stack->undo();
+        QVERIFY(!window.isWindowModified());
+        stack->undo();  // before the save: modified again
+        QVERIFY(window.isWindowModified());
+        // Typing a field back to what it was is no step at all.
+        typeInto(exec, "tp", QStringLiteral("4"));
+        const int steps = stack->count();
+        typeInto(exec, "tp", QStringLiteral("8"));
+        QCOMPARE(stack->count(), steps - 1);
+    }
+
+    // What the window, `tessera report` and `tessera search` search when a scenario
+    // states no space: the core's default (tst_cli checks the CLI's side).
+    void theReportSearchesTheDefaultSpace() {
+        tessera::ui::Session session;
+        QVERIFY(session.load(QStringLiteral("llama3-8b-a100x8")));
+        QVERIFY(session.scenario() && !session.scenario()->search);
+        QSignalSpy done(&session, &tessera::ui::Session::searchFinished);
+        session.startSearch();
+        QVERIFY(done.wait(60000));
+        const core::SearchSetup expected = core::searchSetup(*session.scenario());
+        QCOMPARE(session.search()->result.spaceSize, expected.space.size());
+        QCOMPARE(session.search()->setup.space.varied, expected.space.varied);
+        QVERIFY(expected.space.varied.size() >= 10);
+        const tessera::ui::Review review = tessera::ui::reviewOf(session);
+        QCOMPARE(review.search, session.search());
+        QVERIFY(!review.searchStale);
+    }
+
+    // A search of another model is stale, and says so, until it runs again.
+    void aSearchOfAnotherScenarioIsStale() {
+        MainWindow window({}, nullptr, false);
+        window.setNeverAsk(true);
+        QSignalSpy done(&window, &MainWindow::searchFinished);
+        window.startSearch();
+        QVERIFY(done.wait(60000));
+        QVERIFY(!window.session().searchIsStale());
+        typeInto(window.editor()->modelForm(), "num_hidden_layers", QStringLiteral("40"));
+        QVERIFY(window.session().searchIsStale());
+        QVERIFY(!tessera::ui::reviewOf(window.session()).search->result.top.empty());
+        QVERIFY(tessera::ui::reviewOf(window.session()).searchStale);
+    }
+};
+
+QTEST_MAIN(TestSession)
+#include "tst_session.moc"
