@@ -34,6 +34,7 @@ struct DeviceSpec {
 template <class Spec, class V>
     requires std::same_as<std::remove_const_t<Spec>, DeviceSpec>
 void visit(Spec& d, V& v) {
+    // clang-format off: one row per field
     const RealRange positive{0, 1e12, true, false};
     v.text({"name", "Device name"}, d.name);
     v.memory({"memory", "Device memory, such as \"80 GiB\"", "bytes"}, d.memory);
@@ -42,6 +43,7 @@ void visit(Spec& d, V& v) {
     v.real({"intra_node_bandwidth_gbps", "Bandwidth to a device in the same node, one direction", "GB/s"}, d.intra_node_bandwidth_gbps, positive);
     v.real({"inter_node_bandwidth_gbps", "Bandwidth to a device in another node, one direction", "GB/s"}, d.inter_node_bandwidth_gbps, positive);
     v.integer({"devices_per_node", "Devices that share the fast intra-node links"}, d.devices_per_node, IntRange{1, 1 << 20});
+    // clang-format on
 }
 
 struct ClusterSpec {
@@ -61,11 +63,13 @@ inline constexpr Field kClusterDevice{"device", "The device: a preset id (tesser
 template <class Spec, class V>
     requires std::same_as<std::remove_const_t<Spec>, ClusterSpec>
 void visit(Spec& c, V& v) {
+    // clang-format off: one row per field
     const IntRange count{1, 1 << 24};
     v.integer({"devices", "Devices in the cluster, in all"}, c.devices, count);
     v.integer({"nodes", "Nodes in the cluster; devices = nodes · devices_per_node"}, c.nodes, count);
     v.textList({"rank_order", "Parallel dimensions from the innermost rank out (tp, cp, ep, dp, pp)"}, c.rank_order,
                kRankDimensions);
+    // clang-format on
 }
 
 }  // namespace tessera::core

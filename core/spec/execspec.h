@@ -75,6 +75,7 @@ struct ExecSpec {
 template <class Spec, class V>
     requires std::same_as<std::remove_const_t<Spec>, ExecSpec>
 void visit(Spec& e, V& v) {
+    // clang-format off: one row per field
     const IntRange count{1}, size{0};
     v.integer({"dp", "Data-parallel degree"}, e.dp, count);
     v.integer({"tp", "Tensor-parallel degree"}, e.tp, count);
@@ -138,6 +139,7 @@ void visit(Spec& e, V& v) {
     v.choice({"compute_dtype", "Data type of the matmuls (which device peak applies)"}, e.compute_dtype, kComputeDtypes);
     v.integer({"seq_length", "Training sequence length", "tokens"}, e.seq_length, count);
     v.memory({"device_memory", "Memory budget per device; the device's memory when unstated", "bytes"}, e.device_memory);
+    // clang-format on
 }
 
 }  // namespace tessera::core

@@ -1,7 +1,7 @@
 #pragma once
 // The field table. Each spec declares its fields once, in a `visit` function that
 // calls a visitor per field with its key, its meaning, its unit and its range;
-// the YAML/JSON reader, the writer, `tessera show` and (later) the GUI forms are
+// the YAML/JSON reader, the writer, `tessera show`, the overlay and the GUI forms are
 // all visitors, so a field's name, type and limits live in exactly one place.
 //
 // A visitor provides, for a spec S:

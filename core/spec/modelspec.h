@@ -77,6 +77,7 @@ std::span<const std::string_view> modelFamilies();
 template <class Spec, class V>
     requires std::same_as<std::remove_const_t<Spec>, ModelSpec>
 void visit(Spec& m, V& v) {
+    // clang-format off: one row per field
     const IntRange positive{1}, whole{0};
     v.text({"name", "Display name of the model"}, m.name);
     v.choice({"arch", "Architecture family whose documented defaults fill unstated fields"}, m.arch, modelFamilies());
@@ -121,6 +122,7 @@ void visit(Spec& m, V& v) {
     v.integer({"linear_num_value_heads", "Linear-attention value heads"}, m.linear_num_value_heads, positive);
     v.integer({"linear_value_head_dim", "Linear-attention value head width", "elements"}, m.linear_value_head_dim, positive);
     v.integer({"linear_conv_kernel_dim", "Linear-attention short convolution width"}, m.linear_conv_kernel_dim, positive);
+    // clang-format on
 }
 
 }  // namespace tessera::core

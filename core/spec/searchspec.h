@@ -52,10 +52,12 @@ struct SearchConstraints {
 template <class Spec, class V>
     requires std::same_as<std::remove_const_t<Spec>, SearchConstraints>
 void visit(Spec& c, V& v) {
+    // clang-format off: one row per field
     v.real({"memory_limit_gb", "Peak memory per device every strategy must fit; the tighter of this and the device's", "GiB"},
            c.memory_limit_gb, RealRange{0, 1e9, true, false});
     v.integer({"global_batch_size", "Sequences per step every strategy keeps; exec.global_batch_size when unstated",
                "sequences"}, c.global_batch_size, IntRange{1});
+    // clang-format on
 }
 
 struct SearchSpec {
@@ -70,9 +72,11 @@ struct SearchSpec {
 template <class Spec, class V>
     requires std::same_as<std::remove_const_t<Spec>, SearchSpec>
 void visit(Spec& s, V& v) {
+    // clang-format off: one row per field
     v.choice({"objective", "What the best strategy minimises: step_time, memory, or maximises: tokens_per_second"},
              s.objective, kObjectives);
     v.integer({"keep", "How many of the best strategies to keep beside the Pareto front"}, s.keep, IntRange{1, 100000});
+    // clang-format on
 }
 
 // The space a scenario searches when its search section names no axis (or it has
