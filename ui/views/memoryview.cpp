@@ -13,7 +13,7 @@
 
 namespace tessera::ui {
 
-MemoryView::MemoryView(Session& session, QWidget* parent) : QWidget(parent), m_session(session) {
+MemoryView::MemoryView(Session& session, QWidget* parent) : LazyView(parent), m_session(session) {
     auto* layout = new QVBoxLayout(this);
     m_chart = new QChartView(this);
     m_chart->setRenderHint(QPainter::Antialiasing);
@@ -44,23 +44,16 @@ void MemoryView::update() {
                            .arg(gibText(peak.memory.total()), gibText(e.deviceMemory), gibText(peak.memory.activations))
                            .arg(100.0 * double(peak.memory.activations) / double(peak.memory.total()), 0, 'f', 1)
                            .arg(e.fits ? QString() : tr(" · does not fit")));
-    m_chartStale = true;
-    if (isVisible()) rebuildChart();
+    invalidate();
 }
 
-void MemoryView::showEvent(QShowEvent* event) {
-    QWidget::showEvent(event);
-    if (m_chartStale) rebuildChart();
-}
-
-void MemoryView::rebuildChart() {
+void MemoryView::rebuild() {
     const auto& evaluation = m_session.evaluation();
     if (!evaluation) return;
     const core::Estimate* baseline = m_session.baseline() ? &m_session.baseline()->estimate : nullptr;
     QChart* old = m_chart->chart();
     m_chart->setChart(buildMemoryChart(evaluation->estimate, baseline));
     delete old;
-    m_chartStale = false;
 }
 
 }  // namespace tessera::ui

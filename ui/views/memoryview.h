@@ -3,7 +3,7 @@
 // chart builder's), a line on the peak stage, and the exact table of every term. The
 // chart is rebuilt when the evaluation or the baseline changes and the tab is shown
 // (rebuilding it takes most of an edit's time), else when the tab is next opened.
-#include <QWidget>
+#include "views/lazyview.h"
 
 class QChartView;
 class QLabel;
@@ -14,24 +14,20 @@ namespace tessera::ui {
 class Session;
 class StageMemoryModel;
 
-class MemoryView : public QWidget {
+class MemoryView : public LazyView {
     Q_OBJECT
 public:
     explicit MemoryView(Session& session, QWidget* parent = nullptr);
 
-protected:
-    void showEvent(QShowEvent* event) override;
-
 private:
     void update();
-    void rebuildChart();
+    void rebuild() override;
 
     Session& m_session;
     QChartView* m_chart = nullptr;
     QLabel* m_summary = nullptr;
     QTableView* m_table = nullptr;
     StageMemoryModel* m_model = nullptr;
-    bool m_chartStale = true;
 };
 
 }  // namespace tessera::ui

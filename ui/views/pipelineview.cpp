@@ -21,7 +21,7 @@ QString timelineTitle(const core::Evaluation& evaluation, const core::Evaluation
         .arg(secondsText(e.stepSeconds), versus);
 }
 
-PipelineView::PipelineView(Session& session, QWidget* parent) : QWidget(parent), m_session(session) {
+PipelineView::PipelineView(Session& session, QWidget* parent) : LazyView(parent), m_session(session) {
     auto* layout = new QVBoxLayout(this);
     m_timeline = new TimelineWidget(this);
     layout->addWidget(m_timeline, 3);
@@ -40,23 +40,16 @@ void PipelineView::update() {
     m_timeline->setPipeline(evaluation->pipeline);
     m_timeline->setMaximumHeight(std::max(m_timeline->minimumSizeHint().height(), m_timeline->naturalHeight()));
     m_timeline->setTitle(timelineTitle(*evaluation, m_session.baseline().get()));
-    m_chartStale = true;
-    if (isVisible()) rebuildChart();
+    invalidate();
 }
 
-void PipelineView::showEvent(QShowEvent* event) {
-    QWidget::showEvent(event);
-    if (m_chartStale) rebuildChart();
-}
-
-void PipelineView::rebuildChart() {
+void PipelineView::rebuild() {
     const auto& evaluation = m_session.evaluation();
     if (!evaluation) return;
     const core::Estimate* baseline = m_session.baseline() ? &m_session.baseline()->estimate : nullptr;
     QChart* old = m_chart->chart();
     m_chart->setChart(buildStepChart(evaluation->estimate, *evaluation->resolved.scenario.exec.micro_batch_num, baseline));
     delete old;
-    m_chartStale = false;
 }
 
 }  // namespace tessera::ui

@@ -2,7 +2,7 @@
 // The Pipeline tab, a view of the Session: the schedule as it runs (the timeline of
 // the evaluation's simulated events) above where the step and each stage's step go
 // (the step chart).
-#include <QWidget>
+#include "views/lazyview.h"
 
 class QChartView;
 
@@ -15,23 +15,19 @@ namespace tessera::ui {
 class Session;
 class TimelineWidget;
 
-class PipelineView : public QWidget {
+class PipelineView : public LazyView {
     Q_OBJECT
 public:
     explicit PipelineView(Session& session, QWidget* parent = nullptr);
     TimelineWidget* timeline() const { return m_timeline; }
 
-protected:
-    void showEvent(QShowEvent* event) override;
-
 private:
     void update();
-    void rebuildChart();
+    void rebuild() override;
 
     Session& m_session;
     TimelineWidget* m_timeline = nullptr;
     QChartView* m_chart = nullptr;
-    bool m_chartStale = true;
 };
 
 // The timeline's title: the idle share over all stages (the simulation's), the

@@ -43,7 +43,7 @@ void showStale(QLabel* label, const Session& session) {
 
 }  // namespace
 
-ParetoView::ParetoView(Session& session, QWidget* parent) : QWidget(parent), m_session(session) {
+ParetoView::ParetoView(Session& session, QWidget* parent) : LazyView(parent), m_session(session) {
     auto* layout = new QVBoxLayout(this);
     m_stale = staleLabel(this);
     layout->addWidget(m_stale);
@@ -59,18 +59,11 @@ ParetoView::ParetoView(Session& session, QWidget* parent) : QWidget(parent), m_s
 
 void ParetoView::update() {
     showStale(m_stale, m_session);
-    m_stalePicture = true;
-    if (isVisible()) rebuild();
-}
-
-void ParetoView::showEvent(QShowEvent* event) {
-    QWidget::showEvent(event);
-    if (m_stalePicture) rebuild();
+    invalidate();
 }
 
 void ParetoView::rebuild() {
     const auto& outcome = m_session.search();
-    m_stalePicture = false;
     if (!outcome || !outcome->error.isEmpty()) return;
     std::optional<CurrentPoint> current, base;
     if (const auto& e = m_session.evaluation()) current = CurrentPoint{e->estimate.peakMemory, e->estimate.stepSeconds};

@@ -4,7 +4,7 @@
 // square; clicking a dot picks it. Candidates: the top strategies as a sortable,
 // filterable table (double-click picks), the search's counts and refusals beside it.
 // Both say so when the search ran on an earlier scenario (Session::searchIsStale).
-#include <QWidget>
+#include "views/lazyview.h"
 
 class QChartView;
 class QLabel;
@@ -19,22 +19,18 @@ class Session;
 // The line a stale search shows above its results; empty while the search is current.
 QString staleSearchText(const Session& session);
 
-class ParetoView : public QWidget {
+class ParetoView : public LazyView {
     Q_OBJECT
 public:
     explicit ParetoView(Session& session, QWidget* parent = nullptr);
 
-protected:
-    void showEvent(QShowEvent* event) override;
-
 private:
     void update();
-    void rebuild();
+    void rebuild() override;
 
     Session& m_session;
     QLabel* m_stale = nullptr;
     QChartView* m_chart = nullptr;
-    bool m_stalePicture = true;
 };
 
 class CandidatesView : public QWidget {
