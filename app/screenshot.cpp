@@ -84,17 +84,17 @@ int runScreenshot(const QStringList& args) {
             if (i + 1 >= args.size()) return {};
             return args[++i];
         };
-        if (a == "--screenshot") output = value();
-        else if (a == "--view") viewName = value();
-        else if (a == "--size") {
-            const QStringList parts = value().split('x');
+        if (a == QLatin1String("--screenshot")) output = value();
+        else if (a == QLatin1String("--view")) viewName = value();
+        else if (a == QLatin1String("--size")) {
+            const QStringList parts = value().split(u'x');
             bool okW = false, okH = false;
             if (parts.size() == 2) size = QSize(parts[0].toInt(&okW), parts[1].toInt(&okH));
             if (!okW || !okH || size.width() < 200 || size.height() < 150 || size.width() > 10000 || size.height() > 10000) {
                 std::fprintf(stderr, "tessera: --size takes WIDTHxHEIGHT between 200x150 and 10000x10000\n");
                 return kExitUsage;
             }
-        } else if (a.startsWith('-')) {
+        } else if (a.startsWith(u'-')) {
             std::fprintf(stderr, "tessera: unknown option %s\n", qPrintable(a));
             return kExitUsage;
         } else if (file.isEmpty()) {
@@ -109,13 +109,13 @@ int runScreenshot(const QStringList& args) {
     tessera::ui::MainWindow window(file, nullptr, false);  // review pictures: never the last session's file
     window.setNeverAsk(true);
     if (unreadable(window)) return kExitFailure;
-    if (viewName != "window" && !window.showView(viewName)) {
+    if (viewName != QLatin1String("window") && !window.showView(viewName)) {
         std::fprintf(stderr, "tessera: --view takes memory, pipeline, pareto, candidates, estimate, scenario or window\n");
         return kExitUsage;
     }
     window.resize(size);
     window.show();
-    QWidget* view = viewName == "window" ? nullptr : window.view(viewName);
+    QWidget* view = viewName == QLatin1String("window") ? nullptr : window.view(viewName);
     int status = kExitOk;
     // Grab once the event loop has laid everything out and painted - after the
     // scenario's search, for the views that show one.
@@ -129,7 +129,7 @@ int runScreenshot(const QStringList& args) {
         }
         QApplication::quit();
     };
-    if (viewName == "pareto" || viewName == "candidates") {
+    if (viewName == QLatin1String("pareto") || viewName == QLatin1String("candidates")) {
         QObject::connect(&window, &tessera::ui::MainWindow::searchFinished, &window, [&] { QTimer::singleShot(0, &window, grab); });
         window.startSearch();
     } else {

@@ -67,7 +67,7 @@ QChart* buildMemoryChart(const core::Estimate& e, const core::Estimate* baseline
     y->setTickAnchor(0);
     y->setTickInterval(step);
     y->setTitleText(QObject::tr("GiB per device"));
-    y->setLabelFormat("%.0f");
+    y->setLabelFormat(QStringLiteral("%.0f"));
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
     series->attachAxis(x);

@@ -107,12 +107,12 @@ QChart* buildParetoChart(const core::SearchResult& result, core::Bytes memoryLim
     x->setTickType(QValueAxis::TicksDynamic);
     x->setTickAnchor(0);
     x->setTickInterval(xStep);
-    x->setLabelFormat("%.0f");
+    x->setLabelFormat(QStringLiteral("%.0f"));
     auto* y = new QValueAxis(chart);
     y->setTitleText(QObject::tr("step time (s)"));
     y->setRange(std::max(0.0, yMin - yPad), yMax + yPad);
     y->applyNiceNumbers();
-    y->setLabelFormat("%.1f");
+    y->setLabelFormat(QStringLiteral("%.1f"));
     limit->append(gib(memoryLimit), y->min());  // the limit spans the whole plot
     limit->append(gib(memoryLimit), y->max());
     chart->addAxis(x, Qt::AlignBottom);

@@ -105,7 +105,7 @@ QChart* buildStepChart(const core::Estimate& e, std::int64_t microBatches, const
     time->setTickType(QValueAxis::TicksDynamic);
     time->setTickAnchor(0);
     time->setTickInterval(step);
-    time->setLabelFormat(step >= 1 ? "%.0f" : step >= 0.1 ? "%.1f" : step >= 0.01 ? "%.2f" : "%.3g");
+    time->setLabelFormat(QString::fromLatin1(step >= 1 ? "%.0f" : step >= 0.1 ? "%.1f" : step >= 0.01 ? "%.2f" : "%.3g"));
     chart->addAxis(time, Qt::AlignBottom);
     series->attachAxis(time);
     chart->legend()->setAlignment(Qt::AlignRight);  // a column: each term's figures in full

@@ -57,7 +57,7 @@ void SpecForm::addRow(core::Field f, const QString& text, QStringList choices) {
         connect(line, &QLineEdit::textEdited, this, [this, key] { emit edited(key); });
         editor = line;
     }
-    editor->setObjectName(m_section + '.' + key);
+    editor->setObjectName(m_section + u'.' + key);
     editor->setToolTip(help);
     auto* label = new QLabel(key, this);
     label->setToolTip(help);
@@ -91,7 +91,7 @@ QStringList SpecForm::keys() const { return QStringList(m_order.begin(), m_order
 std::optional<core::Value> SpecForm::valueOf(const QString& key) const {
     const QString typed = text(key);
     if (typed.trimmed().isEmpty()) return std::nullopt;
-    const std::string name = (m_section + '.' + key).toStdString();
+    const std::string name = QString(m_section + u'.' + key).toStdString();
     core::Value v;
     try {  // YAML, as in a file: `8`, `true`, `[{first: 0, option: full}]`
         v = core::parseDocument(typed.toStdString(), name, core::Format::Yaml);
@@ -121,12 +121,14 @@ void SpecForm::setValues(const core::Value& map) {
 
 void SpecForm::markProblems(const std::vector<core::Diagnostic>& problems) {
     std::map<QString, QStringList> byKey;
-    const QString prefix = m_section + ".";
+    const QString prefix = m_section + QStringLiteral(".");
     for (const core::Diagnostic& d : problems) {
         const QString path = QString::fromStdString(d.path);
         if (!path.startsWith(prefix)) continue;
         QString key = path.mid(prefix.size());
-        key = key.left(key.indexOf(QRegularExpression("[.\\[]")) < 0 ? key.size() : key.indexOf(QRegularExpression("[.\\[]")));
+        key = key.left(key.indexOf(QRegularExpression(QStringLiteral("[.\\[]"))) < 0
+                           ? key.size()
+                           : key.indexOf(QRegularExpression(QStringLiteral("[.\\[]"))));
         byKey[key] << QString::fromStdString(d.message);
     }
     for (auto& [key, row] : m_rows) {
@@ -134,7 +136,7 @@ void SpecForm::markProblems(const std::vector<core::Diagnostic>& problems) {
         const bool bad = it != byKey.end();
         row.editor->setStyleSheet(bad ? colours::problemBorder() : QString());
         row.label->setStyleSheet(bad ? colours::problemLabel() : QString());
-        row.editor->setToolTip(bad ? it->second.join('\n') + "\n\n" + row.help : row.help);
+        row.editor->setToolTip(bad ? it->second.join(u'\n') + QStringLiteral("\n\n") + row.help : row.help);
     }
 }
 

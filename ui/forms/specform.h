@@ -78,7 +78,7 @@ public:
     template <class T, class... Rest>
     void real(core::Field f, const T&, Rest&&...) { row(f); }
     template <class T>
-    void flag(core::Field f, const T&) { row(f, {"true", "false"}); }
+    void flag(core::Field f, const T&) { row(f, {QStringLiteral("true"), QStringLiteral("false")}); }
     template <class T>
     void text(core::Field f, const T&) { row(f); }
     template <class T>

@@ -55,7 +55,8 @@ bool RecoveryFile::write(const QByteArray& document, const QString& original, QS
             return false;
         }
     }
-    const QJsonObject about{{"original", original}, {"saved", QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs)}};
+    const QJsonObject about{{QStringLiteral("original"), original},
+                            {QStringLiteral("saved"), QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs)}};
     // The document first: an orphan without its note is still offered.
     return writeAtomically(documentPath(), document, error) &&
            writeAtomically(m_base + QStringLiteral(".json"), QJsonDocument(about).toJson(), error);
@@ -83,8 +84,8 @@ QList<Recovery> RecoveryFile::orphans(const QString& folder) {
         QFile note(base + QStringLiteral(".json"));
         if (note.open(QIODevice::ReadOnly)) {
             const QJsonObject about = QJsonDocument::fromJson(note.readAll()).object();
-            r.original = about.value("original").toString();
-            r.saved = QDateTime::fromString(about.value("saved").toString(), Qt::ISODateWithMs);
+            r.original = about.value(QLatin1String("original")).toString();
+            r.saved = QDateTime::fromString(about.value(QLatin1String("saved")).toString(), Qt::ISODateWithMs);
         }
         if (!r.saved.isValid()) r.saved = QFileInfo(r.document).lastModified();
         found.append(r);

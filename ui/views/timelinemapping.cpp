@@ -299,8 +299,8 @@ std::vector<TimelineTick> TimelineLayout::ticks() const {
         for (double i = std::ceil(a / step - 1e-9); i * step <= b + step * 1e-9; ++i) {
             const double x = xAt(i * step);
             if (x - lastX < 0.6 * kTickSpacingPx) continue;
-            out.push_back(
-                {x, QString::number(inMs ? i * step * 1e3 : i * step, 'f', decimals) + (inMs ? " ms" : " s")});
+            out.push_back({x, QString::number(inMs ? i * step * 1e3 : i * step, 'f', decimals) +
+                                  (inMs ? QStringLiteral(" ms") : QStringLiteral(" s"))});
             lastX = x;
         }
     }
