@@ -129,7 +129,8 @@ void ScenarioEditor::showDocument() {
         form->setValues(sectionAt(doc, form->section()));
     // The device: a preset by its id; a device stated by its figures is kept as stated.
     const QSignalBlocker block(m_device);
-    const core::Value* device = sectionAt(doc, QStringLiteral("cluster")).find("device");
+    const core::Value cluster = sectionAt(doc, QStringLiteral("cluster"));  // kept: `device` points into it
+    const core::Value* device = cluster.find("device");
     const int custom = m_device->findData(QString());
     if (custom >= 0) m_device->removeItem(custom);
     if (device && device->kind() == core::Value::Kind::String) {

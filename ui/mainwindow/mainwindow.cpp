@@ -90,11 +90,12 @@ MainWindow::MainWindow(const QString& scenarioPath, QWidget* parent, bool restor
             m_autosave->start();
         }
     });
-    connect(&m_session, &Session::documentChanged, this, [this](Change why) {
+    connect(&m_session, &Session::documentChanged, this, [this] {
         // Not restarted by later edits: at most one interval of typing is lost.
         if (m_session.isModified() && !m_autosave->isActive()) m_autosave->start();
-        if (why == Change::Pick)
-            statusBar()->showMessage(tr("%1 (Edit ▸ Undo returns to the strategy before)").arg(m_session.undoStack()->undoText()), 8000);
+    });
+    connect(&m_session, &Session::picked, this, [this](const QString& label) {
+        statusBar()->showMessage(tr("Picked %1 (Edit ▸ Undo returns to the strategy before)").arg(label), 8000);
     });
     buildMenus();
     setAcceptDrops(true);

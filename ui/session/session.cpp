@@ -185,6 +185,7 @@ void Session::pick(const core::Candidate& candidate) {
     core::Value document = m_document;
     core::setAt(document, "exec", core::SpecWriter::write(core::execFor(*base, candidate)));
     setScenario(document, Change::Pick, tr("pick %1").arg(qs(candidate.label())));
+    emit picked(qs(candidate.label()));
 }
 
 }  // namespace tessera::ui

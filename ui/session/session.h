@@ -106,6 +106,7 @@ signals:
     void searchProgress(double fraction, qulonglong candidates, const QString& best);
     void searchFinished();
     void modifiedChanged(bool modified);
+    void picked(const QString& label);  // a candidate's strategy is now the exec section
 
 private:
     void apply(const core::Value& document, Change why);

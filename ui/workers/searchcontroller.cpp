@@ -38,7 +38,11 @@ void SearchController::start(const core::Scenario& scenario, int threads) {
     m_cancel = flag;
     if (threads <= 0) threads = std::max(1, QThread::idealThreadCount() - 1);  // leave a core for the GUI
     QPointer<SearchController> self(this);
-    m_watcher.setFuture(QtConcurrent::run(&m_pool, [self, searched = scenario, threads, flag, generation]() {
+    // A const copy: the task QtConcurrent builds copies it again (a const member cannot be
+    // moved), inside qtconcurrentrun.h, which is the hand-off tsan.supp describes; the
+    // worker reads only that copy.
+    const core::Scenario searched = scenario;
+    m_watcher.setFuture(QtConcurrent::run(&m_pool, [self, searched, threads, flag, generation]() {
         auto outcome = std::make_shared<SearchOutcome>();
         outcome->generation = generation;
         outcome->searched = searched;
