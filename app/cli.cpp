@@ -197,8 +197,13 @@ int cmdImportHf(const std::vector<std::string>& args) {
     const Value section = importHfConfig(config, d);
     const ModelSpec model = modelFromValue(section, "model", d);
     d.raiseIfAny();
-    // The imported model must also resolve: a config missing a size fails here, by name.
-    const ModelSpec resolved = resolveModel(model);
+    // The imported model must also resolve: a config missing a size fails here, by name,
+    // at its place in config.json (a scenario holding the section keeps the marks).
+    Value holder = Value::map();
+    holder.set("model", section);
+    holder.set("exec", Value::map());
+    holder.set("cluster", Value::map());
+    const ModelSpec resolved = resolveModel(scenarioFromValue(holder, input, "."));
     const std::string yaml = "# Imported from " + input + " by tessera import-hf: " +
                              withThousands(countParameters(resolved).total()) + " parameters\n" +
                              toYaml(SpecWriter::write(model));

@@ -11,7 +11,8 @@
 
 namespace tessera::core {
 
-LoadError::LoadError(Mark mark, const std::string& message) : SpecError(Diagnostic{std::move(mark), "", message}) {}
+LoadError::LoadError(Mark mark, const std::string& message, std::string path)
+    : SpecError(Diagnostic{std::move(mark), std::move(path), message}) {}
 
 // ---- Value -------------------------------------------------------------------
 

@@ -91,7 +91,8 @@ inline void Value::push(Value v) { m_items.push_back(std::move(v)); }
 // opened or read at all is a FileError instead (loadDocument).
 class LoadError : public SpecError {
 public:
-    LoadError(Mark mark, const std::string& message);
+    // `path`: the keys down to the value, "model.num_hidden_layers", when the problem is one value's.
+    LoadError(Mark mark, const std::string& message, std::string path = {});
     const Mark& mark() const { return diagnostics().front().mark; }
     const std::string& message() const { return diagnostics().front().message; }
 };

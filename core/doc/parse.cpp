@@ -52,7 +52,11 @@ Mark yamlMark(const YAML::Node& node, const std::string& name) {
     return Mark{name, m.line + 1, m.column + 1};
 }
 
-Value convertYaml(const YAML::Node& node, Budget& budget) {
+// The path of a value below `parent`: "model.hidden_size", "exec.recompute[0]".
+std::string childPath(const std::string& parent, const std::string& key) { return parent.empty() ? key : parent + "." + key; }
+std::string itemPath(const std::string& parent, std::size_t i) { return parent + "[" + std::to_string(i) + "]"; }
+
+Value convertYaml(const YAML::Node& node, Budget& budget, const std::string& path) {
     const Mark mark = yamlMark(node, budget.name());
     budget.count(mark);
     switch (node.Type()) {
@@ -61,14 +65,19 @@ Value convertYaml(const YAML::Node& node, Budget& budget) {
     case YAML::NodeType::Scalar: {
         const std::string& tag = node.Tag();
         if (tag == "!" || tag == "tag:yaml.org,2002:str") return Value::string(node.Scalar(), mark);
-        if (tag == "?" || tag.empty() || tag.starts_with("tag:yaml.org,2002:"))
-            return typePlainScalar(node.Scalar(), mark);
+        if (tag == "?" || tag.empty() || tag.starts_with("tag:yaml.org,2002:")) {
+            try {
+                return typePlainScalar(node.Scalar(), mark);
+            } catch (const LoadError& e) {  // say which value: "model.num_hidden_layers: integer ... out of range"
+                throw LoadError(e.mark(), e.message(), path);
+            }
+        }
         throw LoadError(mark, "unsupported tag " + tag);
     }
     case YAML::NodeType::Sequence: {
         budget.enter(mark);
         Value list = Value::list(mark);
-        for (const YAML::Node& item : node) list.push(convertYaml(item, budget));
+        for (const YAML::Node& item : node) list.push(convertYaml(item, budget, itemPath(path, list.items().size())));
         budget.leave();
         return list;
     }
@@ -78,7 +87,7 @@ Value convertYaml(const YAML::Node& node, Budget& budget) {
         for (const auto& pair : node) {
             const Mark keyMark = yamlMark(pair.first, budget.name());
             if (!pair.first.IsScalar()) throw LoadError(keyMark, "a key must be plain text, not a list or mapping");
-            addEntry(map, pair.first.Scalar(), keyMark, convertYaml(pair.second, budget));
+            addEntry(map, pair.first.Scalar(), keyMark, convertYaml(pair.second, budget, childPath(path, pair.first.Scalar())));
         }
         budget.leave();
         return map;
@@ -150,7 +159,7 @@ Value parseYaml(std::string_view text, const std::string& name) {
         throw LoadError(Mark{name, e.mark.line + 1, e.mark.column + 1}, "YAML syntax: " + e.msg);
     }
     Budget budget(name);
-    return convertYaml(doc, budget);
+    return convertYaml(doc, budget, "");
 }
 
 // ---- JSON ------------------------------------------------------------------------
@@ -214,7 +223,7 @@ public:
     bool number_unsigned(number_unsigned_t v) override {
         const Mark mark = tokenMark();
         if (v > static_cast<number_unsigned_t>(std::numeric_limits<std::int64_t>::max()))
-            throw LoadError(mark, "integer " + std::to_string(v) + " is out of range (the largest whole number is 2^63-1)");
+            throw LoadError(mark, "integer " + std::to_string(v) + " is out of range (the largest whole number is 2^63-1)", valuePath());
         return put(Value::integer(static_cast<std::int64_t>(v), mark));
     }
     bool number_float(number_float_t v, const string_t& raw) override {
@@ -222,7 +231,7 @@ public:
         // nlohmann reads an integer too large for 64 bits as a double; refuse it
         // rather than round it.
         if (raw.find_first_of(".eE") == std::string::npos)
-            throw LoadError(mark, "integer " + raw + " is out of range (the largest whole number is 2^63-1)");
+            throw LoadError(mark, "integer " + raw + " is out of range (the largest whole number is 2^63-1)", valuePath());
         return put(Value::number(v, mark));
     }
     bool string(string_t& v) override { return put(Value::string(v, tokenMark())); }
@@ -239,7 +248,9 @@ public:
     bool parse_error(std::size_t position, const std::string& token, const nlohmann::detail::exception& ex) override {
         // A number past the double range (1e999) is nlohmann's out_of_range.406; say it
         // as the YAML loader does, not as "[json.exception.out_of_range.406] ...".
-        if (ex.id == 406) throw LoadError(markAt(position > token.size() ? position - token.size() : 0), "number " + token + " is out of range");
+        if (ex.id == 406)
+            throw LoadError(markAt(position > token.size() ? position - token.size() : 0), "number " + token + " is out of range",
+                            valuePath());
         std::string message = ex.what();
         // "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error ..."
         if (auto at = message.find("column "); at != std::string::npos) {
@@ -249,6 +260,13 @@ public:
     }
 
 private:
+    // The path of the value being read: its container's, then its key or index.
+    std::string valuePath() const {
+        if (m_stack.empty()) return {};
+        return m_stack.back()->isMap() ? childPath(m_paths.back(), m_pendingKey)
+                                       : itemPath(m_paths.back(), m_stack.back()->items().size());
+    }
+
     // Where the token that ended at the cursor began.
     Mark tokenMark() const {
         std::size_t end = std::min(m_cursor.offset, m_text.size());
@@ -285,6 +303,7 @@ private:
     }
     bool open(Value v) {
         m_budget.enter(v.mark());
+        m_paths.push_back(valuePath());
         put(std::move(v));
         m_stack.push_back(m_stack.empty() ? &m_root : &m_stack.back()->back());
         return true;
@@ -292,6 +311,7 @@ private:
     bool close() {
         m_budget.leave();
         m_stack.pop_back();
+        m_paths.pop_back();
         return true;
     }
 
@@ -301,6 +321,7 @@ private:
     std::vector<std::size_t> m_lineStarts;
     Value m_root;
     std::vector<Value*> m_stack;
+    std::vector<std::string> m_paths;  // of each open container, beside m_stack
     std::string m_pendingKey;
     Mark m_pendingKeyMark;
 };

@@ -50,6 +50,13 @@ ModelSpec resolveModel(const ModelSpec& stated, std::map<std::string, Filled>* f
     return r.model();
 }
 
+ModelSpec resolveModel(const Scenario& holding) {
+    detail::Resolver r(holding);
+    r.resolveModel();
+    r.diagnostics().raiseIfAny();
+    return r.model();
+}
+
 namespace detail {
 
 void Resolver::resolveCluster() {

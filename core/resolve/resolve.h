@@ -41,6 +41,9 @@ ResolvedScenario resolveRun(const Scenario& stated);
 // A model on its own, resolved as resolve() would (family defaults, derivations,
 // model rules); throws SpecError.
 ModelSpec resolveModel(const ModelSpec& stated, std::map<std::string, Filled>* filled = nullptr);
+// The same for the model of a scenario, whose marks place every refusal (a field the
+// file leaves out at its section).
+ModelSpec resolveModel(const Scenario& holding);
 
 // The expert tensor-parallel degree actually used: etp, or tp when etp <= 1
 // (the seed's convention).

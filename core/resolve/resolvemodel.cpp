@@ -73,6 +73,13 @@ double parameterBound(const ModelSpec& m) {
 
 void Resolver::resolveModel() {
     ModelSpec& m = model();
+    // The four sizes every model states (seed ModelSpec rule 1); no family gives them,
+    // so they are asked for whether or not the family is known.
+    bool sized = true;
+    for (auto [key, field] : {std::pair{"hidden_size", &m.hidden_size}, {"num_hidden_layers", &m.num_hidden_layers},
+                              {"num_attention_heads", &m.num_attention_heads}, {"vocab_size", &m.vocab_size}}) {
+        if (!*field) refuse(std::string("model.") + key, "required: every model states it"), sized = false;
+    }
     if (!m.arch) {
         std::string families;
         for (std::string_view f : modelFamilies()) families += (families.empty() ? "" : ", ") + std::string(f);
@@ -89,12 +96,6 @@ void Resolver::resolveModel() {
     if (std::optional<Value> family = familyDefaults(*m.arch))
         fillFrom(m, *family, "model", Origin::Family, "family " + *m.arch, skip);
 
-    // The four sizes every model states (seed ModelSpec rule 1).
-    bool sized = true;
-    for (auto [key, field] : {std::pair{"hidden_size", &m.hidden_size}, {"num_hidden_layers", &m.num_hidden_layers},
-                              {"num_attention_heads", &m.num_attention_heads}, {"vocab_size", &m.vocab_size}}) {
-        if (!*field) refuse(std::string("model.") + key, "required: every model states it"), sized = false;
-    }
     // What the family should give; a family that does not must be answered by the file.
     auto needFlag = [&](const char* key, bool present) {
         if (!present)

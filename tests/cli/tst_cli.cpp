@@ -298,6 +298,20 @@ private slots:
         QCOMPARE(tessera({"import-hf", "/nonexistent/config.json"}).code, 1);  // unreadable, not refused
         QCOMPARE(tessera({"validate", "/nonexistent/scenario.yaml"}).code, 1);
     }
+
+    // A field a config.json leaves out and its family does not give is refused at the
+    // section it belongs to (the config's top), not without a place.
+    void importHfPlacesAMissingField() {
+        QTemporaryDir dir;
+        QFile config(dir.filePath("config.json"));
+        QVERIFY(config.open(QIODevice::WriteOnly));
+        config.write("{\n  \"model_type\": \"qwen2\",\n  \"hidden_size\": 1024,\n  \"num_hidden_layers\": 4,\n"
+                     "  \"num_attention_heads\": 8,\n  \"intermediate_size\": 2048,\n  \"vocab_size\": 1000\n}\n");
+        config.close();
+        const Run r = tessera({"import-hf", config.fileName()});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains(config.fileName() + ":1:1: model.tie_word_embeddings: required"), qPrintable(r.err));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCli)

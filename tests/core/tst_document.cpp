@@ -114,10 +114,10 @@ private slots:
         QTest::addColumn<bool>("json");
         QTest::addColumn<QString>("message");
         QTest::newRow("yaml syntax") << "a: [1, 2\nb: 3" << false << "t:";
-        QTest::newRow("yaml 2^70") << "a: 1180591620717411303424" << false << "t:1:4: integer 1180591620717411303424 is out of range";
+        QTest::newRow("yaml 2^70") << "a: 1180591620717411303424" << false << "t:1:4: a: integer 1180591620717411303424 is out of range";
         QTest::newRow("yaml -2^64") << "a: -18446744073709551616" << false << "is out of range";
         QTest::newRow("yaml float overflow") << "a: 1e400" << false << "number 1e400 is out of range";
-        QTest::newRow("json 2^70") << "{\"a\": 1180591620717411303424}" << true << "t:1:7: integer 1180591620717411303424 is out of range";
+        QTest::newRow("json 2^70") << "{\"a\": 1180591620717411303424}" << true << "t:1:7: a: integer 1180591620717411303424 is out of range";
         QTest::newRow("json 2^64") << "{\"a\": 18446744073709551616}" << true << "is out of range";
         QTest::newRow("json 2^63") << "{\"a\": 9223372036854775808}" << true << "is out of range";
         QTest::newRow("json syntax") << "{\"a\": tru}" << true << "JSON syntax";
