@@ -156,14 +156,15 @@ void SpecReader::textList(Field f, std::optional<std::vector<std::string>>& out,
     if (ok) out = std::move(items);
 }
 
-void SpecReader::memory(Field f, std::optional<Bytes>& out) {
+void SpecReader::memory(Field f, std::optional<Bytes>& out, Bytes least) {
     const Value* v = take(f.key);
     if (!v) return;
     std::optional<Bytes> bytes;
     if (v->kind() == Value::Kind::String) bytes = parseMemory(v->asString());
-    else if (v->kind() == Value::Kind::Int && v->asInt() > 0) bytes = v->asInt();
-    if (bytes && *bytes > 0) out = bytes;
-    else refuse(*v, pathOf(f.key), "an amount of memory such as \"80 GiB\" (binary units; GB means GiB)");
+    else if (v->kind() == Value::Kind::Int && v->asInt() >= least) bytes = v->asInt();
+    if (bytes && *bytes >= least) out = bytes;
+    else refuse(*v, pathOf(f.key), std::string("an amount of memory such as \"80 GiB\" (binary units; GB means GiB)") +
+                                       (least == 0 ? ", or 0" : ""));
 }
 
 void SpecReader::numberMap(Field f, std::optional<std::map<std::string, double>>& out, Choices keys, RealRange range) {

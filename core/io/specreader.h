@@ -31,7 +31,7 @@ public:
     void text(Field f, std::optional<std::string>& out);
     void choice(Field f, std::optional<std::string>& out, Choices choices);
     void textList(Field f, std::optional<std::vector<std::string>>& out, Choices choices);
-    void memory(Field f, std::optional<Bytes>& out);
+    void memory(Field f, std::optional<Bytes>& out, Bytes least);
     void numberMap(Field f, std::optional<std::map<std::string, double>>& out, Choices keys, RealRange range);
     void stageCounts(Field f, std::optional<StageCounts>& out, StageForms forms, IntRange range);
     void ranges(Field f, std::optional<std::vector<RecomputeRange>>& out);

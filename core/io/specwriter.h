@@ -25,7 +25,7 @@ public:
     void text(Field f, const std::optional<std::string>& v) { if (v) put(f, Value::string(*v)); }
     void choice(Field f, const std::optional<std::string>& v, Choices) { if (v) put(f, Value::string(*v)); }
     void textList(Field f, const std::optional<std::vector<std::string>>& v, Choices);
-    void memory(Field f, const std::optional<Bytes>& v) { if (v) put(f, Value::string(memoryText(*v))); }
+    void memory(Field f, const std::optional<Bytes>& v, Bytes) { if (v) put(f, Value::string(memoryText(*v))); }
     void numberMap(Field f, const std::optional<std::map<std::string, double>>& v, Choices keys, RealRange);
     void stageCounts(Field f, const std::optional<StageCounts>& v, StageForms, IntRange);
     void ranges(Field f, const std::optional<std::vector<RecomputeRange>>& v);

@@ -154,6 +154,7 @@ CostInput runCostInput(const ResolvedScenario& r) {
     run.groupedGemm = *e.grouped_gemm;
     run.capacityFactor = e.capacity_factor.value_or(1.0);
     run.memoryBudget = e.device_memory.value_or(dev.memory);
+    run.reserve = *e.memory_reserve;
     Strategy& st = in.strategy;
     for (std::size_t i = 0; i < st.rankOrder.size(); ++i) {
         const std::string& dim = (*r.scenario.cluster.rank_order)[i];

@@ -77,6 +77,7 @@ struct RunSettings {
     bool frozen = false, lossParallel = true, groupedGemm = true;
     double capacityFactor = 1;  // 1: dropless with balanced routing
     Bytes memoryBudget = 0;     // exec.device_memory, else the device's
+    Bytes reserve = 0;          // exec.memory_reserve, kept free on every stage
 };
 
 struct Strategy {

@@ -22,7 +22,10 @@ namespace tessera::core {
 struct StageMemory {
     Bytes parameters = 0, gradients = 0, optimizerStates = 0, mainParameters = 0;
     Bytes activations = 0, buffers = 0, working = 0;
-    Bytes total() const { return parameters + gradients + optimizerStates + mainParameters + activations + buffers + working; }
+    Bytes reserve = 0;  // kept free (exec.memory_reserve): what "fits" leaves for the allocator
+    Bytes total() const {
+        return parameters + gradients + optimizerStates + mainParameters + activations + buffers + working + reserve;
+    }
 };
 
 // A stage's memory terms in the order every table, chart and JSON shows them.
@@ -39,6 +42,7 @@ inline constexpr MemoryTerm kMemoryTerms[] = {
     {"activations", "Activations", &StageMemory::activations},
     {"buffers", "Buffers", &StageMemory::buffers},
     {"working", "Working set", &StageMemory::working},
+    {"reserve", "Reserve", &StageMemory::reserve},
 };
 
 struct StageTime {  // one micro-batch through all the stage's chunks, seconds

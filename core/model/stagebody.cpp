@@ -194,6 +194,8 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage) {
         working += gathered * Bp * (1 - 1 / R);
     }
     mem.working = wholeBytes(working);
+    // Kept free, as the seed adds its 1 GiB safety buffer to every stage (reference §4.1.2).
+    mem.reserve = run.reserve;
 
     // Once per step: gradients reduced over dp·cp (experts over their replicas), then
     // the optimizer over this rank's shard. FSDP reduces every micro-batch instead.

@@ -56,13 +56,13 @@ std::vector<std::string> keyFigures(const Estimate& e) {
 std::string estimateText(const ResolvedScenario& r, const Estimate& e) {
     std::string out = headline(r) + "\n" + strategyLine(r) + "\n\n";
     out += "Memory per device, GiB (2^30 bytes)\n";
-    out += "stage layers in-flight   params  grads  optim master  activ buffers working   total\n";
+    out += "stage layers in-flight   params  grads  optim master  activ buffers working reserve   total\n";
     for (const StageEstimate& st : e.stages) {
         const StageMemory& m = st.memory;
-        out += printf("%5d %6lld %9lld %8s %6s %6s %6s %6s %7s %7s %7s%s\n", st.stage, (long long)st.layers,
+        out += printf("%5d %6lld %9lld %8s %6s %6s %6s %6s %7s %7s %7s %7s%s\n", st.stage, (long long)st.layers,
                       (long long)st.inFlightMicroBatches, gibNumber(m.parameters).c_str(), gibNumber(m.gradients).c_str(),
                       gibNumber(m.optimizerStates).c_str(), gibNumber(m.mainParameters).c_str(), gibNumber(m.activations).c_str(),
-                      gibNumber(m.buffers).c_str(), gibNumber(m.working).c_str(), gibNumber(m.total()).c_str(),
+                      gibNumber(m.buffers).c_str(), gibNumber(m.working).c_str(), gibNumber(m.reserve).c_str(), gibNumber(m.total()).c_str(),
                       m.total() > e.deviceMemory ? "  over" : "");
     }
     out += "\nTime per micro-batch on each stage\n";

@@ -37,7 +37,7 @@ void visit(Spec& d, V& v) {
     // clang-format off: one row per field
     const RealRange positive{0, 1e12, true, false};
     v.text({"name", "Device name"}, d.name);
-    v.memory({"memory", "Device memory, such as \"80 GiB\"", "bytes"}, d.memory);
+    v.memory({"memory", "Device memory, such as \"80 GiB\"", "bytes"}, d.memory, 1);
     v.numberMap({"peak_tflops", "Dense peak per data type", "TFLOP/s"}, d.peak_tflops, kPeakDtypes, positive);
     v.real({"hbm_bandwidth_gbps", "Device memory bandwidth", "GB/s"}, d.hbm_bandwidth_gbps, positive);
     v.real({"intra_node_bandwidth_gbps", "Bandwidth to a device in the same node, one direction", "GB/s"}, d.intra_node_bandwidth_gbps, positive);

@@ -67,7 +67,7 @@ struct ExecSpec {
     std::optional<std::string> optimizer;
     std::optional<std::string> compute_dtype;
     std::optional<std::int64_t> seq_length;
-    std::optional<Bytes> device_memory;
+    std::optional<Bytes> device_memory, memory_reserve;
 
     bool operator==(const ExecSpec&) const = default;
 };
@@ -138,7 +138,9 @@ void visit(Spec& e, V& v) {
     v.choice({"optimizer", "Optimizer"}, e.optimizer, kOptimizers);
     v.choice({"compute_dtype", "Data type of the matmuls (which device peak applies)"}, e.compute_dtype, kComputeDtypes);
     v.integer({"seq_length", "Training sequence length", "tokens"}, e.seq_length, count);
-    v.memory({"device_memory", "Memory budget per device; the device's memory when unstated", "bytes"}, e.device_memory);
+    v.memory({"device_memory", "Memory budget per device; the device's memory when unstated", "bytes"}, e.device_memory, 1);
+    v.memory({"memory_reserve", "Memory every stage keeps free beside what it holds (its own term, reserve): the seed's 1 GiB "
+              "safety buffer by default; 0 for none", "bytes"}, e.memory_reserve, 0);
     // clang-format on
 }
 

@@ -11,7 +11,7 @@
 //   text(Field, std::optional<std::string>&)
 //   choice(Field, std::optional<std::string>&, Choices)
 //   textList(Field, std::optional<std::vector<std::string>>&, Choices)
-//   memory(Field, std::optional<Bytes>&)
+//   memory(Field, std::optional<Bytes>&, Bytes least)  (least: 1, or 0 where none is an answer)
 //   numberMap(Field, std::optional<std::map<std::string, double>>&, Choices, RealRange)
 //   stageCounts(Field, std::optional<StageCounts>&, StageForms, IntRange)  (range of each count)
 //   ranges(Field, std::optional<std::vector<RecomputeRange>>&)

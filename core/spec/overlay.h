@@ -27,7 +27,7 @@ struct FieldPointers {
     template <class T> void text(Field, T& f) { fields.emplace_back(&f); }
     template <class T, class... Rest> void choice(Field, T& f, Rest&&...) { fields.emplace_back(&f); }
     template <class T, class... Rest> void textList(Field, T& f, Rest&&...) { fields.emplace_back(&f); }
-    template <class T> void memory(Field, T& f) { fields.emplace_back(&f); }
+    template <class T, class... Rest> void memory(Field, T& f, Rest&&...) { fields.emplace_back(&f); }
     template <class T, class... Rest> void numberMap(Field, T& f, Rest&&...) { fields.emplace_back(&f); }
     template <class T, class... Rest> void stageCounts(Field, T& f, Rest&&...) { fields.emplace_back(&f); }
     template <class T> void ranges(Field, T& f) { fields.emplace_back(&f); }

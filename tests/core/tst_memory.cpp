@@ -6,6 +6,7 @@
 #include "costhelpers.h"
 #include "model/estimate.h"
 #include "model/layercost.h"
+#include "io/scenarioio.h"
 
 using namespace tessera::core;
 using tessera::testing::inputYaml;
@@ -199,6 +200,37 @@ private slots:
                            "exec: {tp: 8, seq_length: 4096, global_batch_size: 8}\n"),
                  &small);
         QVERIFY(small.fits);
+    }
+
+    // The seed keeps a 1 GiB safety buffer on every stage (HyperParallel backbone,
+    // reference §4.1.2): Tessera's run default, its own term, counted in "fits"; a run
+    // may state another amount, or 0.
+    void reserveIsATermOfItsOwn() {
+        auto priced = [](std::optional<Bytes> reserve) {
+            Scenario s = presetScenario("llama3-70b-h100x64");  // 46.8 GiB of 80 on its peak stage
+            s.exec.memory_reserve = reserve;
+            Estimate e;
+            evaluate(costInput(resolve(s)), &e);
+            return e;
+        };
+        const Estimate seed = priced(std::nullopt), none = priced(0), big = priced(40 * GiB);
+        QCOMPARE(seed.stages.size(), std::size_t(4));
+        for (std::size_t s = 0; s < seed.stages.size(); ++s) {
+            QCOMPARE(seed.stages[s].memory.reserve, GiB);
+            QCOMPARE(none.stages[s].memory.reserve, Bytes(0));
+            QCOMPARE(seed.stages[s].memory.total() - none.stages[s].memory.total(), GiB);
+        }
+        QCOMPARE(seed.peakMemory - none.peakMemory, GiB);
+        QVERIFY(seed.fits && none.fits);
+        QVERIFY(!big.fits);  // what fits is what is held plus what is kept free
+        QVERIFY(big.peakMemory - 40 * GiB <= big.deviceMemory);
+        try {
+            resolveYaml("model: llama3-8b\ncluster: {device: h100-sxm, devices: 8}\n"
+                        "exec: {seq_length: 4096, global_batch_size: 8, memory_reserve: -1}\n");
+            QFAIL("a negative reserve was accepted");
+        } catch (const SpecError& e) {
+            QVERIFY(QString(e.what()).contains("exec.memory_reserve: expected an amount of memory"));
+        }
     }
 };
 

@@ -86,7 +86,7 @@ public:
     template <class T>
     void textList(core::Field f, const T&, core::Choices) { row(f); }
     template <class T>
-    void memory(core::Field f, const T&) { row(f); }
+    void memory(core::Field f, const T&, core::Bytes) { row(f); }
     template <class T, class... Rest>
     void numberMap(core::Field f, const T&, Rest&&...) { row(f); }
     template <class T, class... Rest>

@@ -12,8 +12,9 @@ namespace tessera::ui {
 class StageMemoryModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    // Parameters .. Working are core::kMemoryTerms, in its order.
-    enum Column { Stage, Layers, InFlight, Parameters, Gradients, OptimizerStates, MasterCopy, Activations, Buffers, Working, Total, ColumnCount };
+    // Parameters .. Reserve are core::kMemoryTerms, in its order.
+    enum Column { Stage, Layers, InFlight, Parameters, Gradients, OptimizerStates, MasterCopy, Activations, Buffers, Working,
+                  Reserve, Total, ColumnCount };
     static_assert(Total - Parameters == int(std::size(core::kMemoryTerms)));
 
     explicit StageMemoryModel(QObject* parent = nullptr);

@@ -16,11 +16,12 @@ inline const QColor kMasterCopy{0xF0, 0xE4, 0x42};       // yellow
 inline const QColor kActivations{0xD5, 0x5E, 0x00};      // vermillion
 inline const QColor kBuffers{0xCC, 0x79, 0xA7};          // reddish purple
 inline const QColor kWorking{0xE6, 0x9F, 0x00};          // orange
+inline const QColor kReserve{0xBB, 0xBB, 0xBB};          // grey: kept free, held by nothing
 inline const QColor kOverLimit{0xD5, 0x00, 0x00};        // red: outlines and labels, never fill alone
 
 // The colour of memory term i of core::kMemoryTerms (parameters .. working set).
 inline QColor termColour(std::size_t term) {
-    const QColor colours[] = {kParameters, kGradients, kOptimizerStates, kMasterCopy, kActivations, kBuffers, kWorking};
+    const QColor colours[] = {kParameters, kGradients, kOptimizerStates, kMasterCopy, kActivations, kBuffers, kWorking, kReserve};
     return term < std::size(colours) ? colours[term] : kOverLimit;
 }
 
