@@ -152,7 +152,16 @@ CostInput runCostInput(const ResolvedScenario& r) {
     run.frozen = *e.frozen;
     run.lossParallel = *e.loss_parallel;
     run.groupedGemm = *e.grouped_gemm;
-    run.capacityFactor = e.capacity_factor.value_or(1.0);
+    run.capacityFactor = *e.grouped_gemm ? 1.0 : e.capacity_factor.value_or(1.0);  // resolve refuses a factor beside it
+    run.sliceRecomputeInput = *e.recompute_slice_activation || *e.shard_activations;
+    run.shardActivations = *e.shard_activations;
+    run.gradientsHeld = e.grad_accumulation.value_or(true);  // a search's base has no strategy to derive it from
+    run.deferredGradAccumulation = *e.deferred_grad_accumulation;
+    run.overlappedGradReduce = *e.overlapped_grad_reduce;
+    run.gradClip = *e.grad_clip;
+    run.vocabEmbDp = *e.vocab_emb_dp;
+    run.tiedTables = *e.tie_embeddings;
+    run.shardMtpParams = *e.shard_mtp_param;
     run.memoryBudget = e.device_memory.value_or(dev.memory);
     run.reserve = *e.memory_reserve;
     Strategy& st = in.strategy;
@@ -224,6 +233,19 @@ CostInput costInput(const ResolvedScenario& r) {
         if (e.full_recompute)
             applyStageCounts(*e.full_recompute, r.partition, classIndex(st.classes, {RecomputeClass::Full, kOpAll}),
                              st.layerClass);
+    }
+    // MindFormers' selective_comm_recompute: these layers re-gather their sequence-
+    // parallel inputs in backward instead of keeping them gathered (time only: what
+    // they keep is the sharded input either way, layercost.h).
+    if (e.selective_comm_recompute) {
+        std::vector<std::uint8_t> marked(layers, 0);
+        applyStageCounts(*e.selective_comm_recompute, r.partition, 1, marked);
+        for (std::size_t i = 0; i < layers; ++i) {
+            if (!marked[i]) continue;
+            RecomputeClass c = st.classes[st.layerClass[i]];
+            c.keep &= static_cast<OpMask>(~kOpGather);
+            st.layerClass[i] = classIndex(st.classes, c);
+        }
     }
     return in;
 }

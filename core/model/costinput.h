@@ -74,8 +74,21 @@ struct RunSettings {
     double normBytes = 2, dropoutBytes = 1;
     std::int64_t optimizerStates = 2;
     std::int64_t seq = 0;
-    bool frozen = false, lossParallel = true, groupedGemm = true;
-    double capacityFactor = 1;  // 1: dropless with balanced routing
+    bool frozen = false, lossParallel = true;
+    // Experts as one grouped GEMM (dropless: nothing padded to a capacity), else one
+    // GEMM per local expert with tokens padded to capacityFactor.
+    bool groupedGemm = true;
+    double capacityFactor = 1;  // the padding without grouped GEMM; 1 with it
+    // TP shards what a fully recomputed layer keeps (recompute_slice_activation, or
+    // shard_activations, which shards the output layer's inputs too), without SP.
+    bool sliceRecomputeInput = false, shardActivations = false;
+    bool gradientsHeld = true;          // grad_accumulation: false frees them as they are reduced
+    bool deferredGradAccumulation = false;  // FSDP holds each micro-batch's gradient shard to its end
+    bool overlappedGradReduce = true;   // the gradient reduction runs under the last backward
+    bool gradClip = true;               // clip by global norm: one read of the gradients
+    bool vocabEmbDp = false;            // the embedding runs data parallel (whole on each rank) when pp is 1
+    bool tiedTables = false;            // exec.tie_embeddings: output and embedding share one table
+    bool shardMtpParams = true;         // MTP projections split over TP like the body's
     Bytes memoryBudget = 0;     // exec.device_memory, else the device's
     Bytes reserve = 0;          // exec.memory_reserve, kept free on every stage
 };

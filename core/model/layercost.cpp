@@ -219,10 +219,11 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
     save(Bc * T * h / spd, 0);  // the MLP's (or router's) input
     elementwise += Bc * T * h / spd * 4;
     normBytes += Bc * T * h / spd * 2;
-    auto mlp = [&](double width, double tokensHere, double tpDiv, double share) {
+    // `pieces`: the GEMMs the work runs as (one per local expert without grouped GEMM).
+    auto mlp = [&](double width, double tokensHere, double tpDiv, double share, double pieces = 1) {
         save(Bc * tokensHere * width * inputs / tpDiv, 0);     // the activation's input(s)
         save(Bc * tokensHere * width / tpDiv, kOpFfAct);       // its output, the down projection's input
-        gemm(2 * tokensHere * h * width * (inputs + 1) / tpDiv);
+        gemmSeconds += pieces * matmulSeconds(2 * tokensHere * h * width * (inputs + 1) / tpDiv / pieces, dev);
         modelFlops += 2 * share * h * width * (inputs + 1);
         elementwise += Bc * tokensHere * width / tpDiv * (inputs + 1);
         actBytes += Bc * tokensHere * width / tpDiv * (inputs + 1);
@@ -243,7 +244,9 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
         tokensAtExperts = T * k * kappa;  // balanced routing: each device gets its share back
         save(Bc * tokensAtExperts * h, 0);  // permuted tokens: the experts' input
         save(Bc * tokensAtExperts * h, 0);  // expert outputs, for the combine's gradient
-        mlp(fe, tokensAtExperts, etp, tokens * k);
+        // Grouped GEMM runs every local expert in one kernel (Megatron-LM --moe-grouped-gemm);
+        // without it each runs its own, smaller and less efficient (efficiency.h).
+        mlp(fe, tokensAtExperts, etp, tokens * k, run.groupedGemm ? 1 : std::max(1.0, E / double(st.ep)));
         elementwise += Bc * tokensAtExperts * h * 4;  // permute and unpermute copies
         if (fs > 0) {
             out.paramsSplit += (inputs + 1) * h * fs + (m.mlpBias ? inputs * fs : 0);
@@ -254,7 +257,9 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
     if (m.hiddenDropout > 0) save(Bdo * T * h / spd, kOpHiddenDropout);
     out.paramsReplicated += 2 * normWidth(m, h);
     if (kind.mtp) {  // enorm, hnorm, the 2h -> h projection, the output norm (DeepSeek-V3 §2.2)
-        out.paramsSplit += 2 * h * h;
+        // shard_mtp_param: false keeps the projection whole on every TP rank (seed tail.py: not
+        // divided by the non-expert shard).
+        (run.shardMtpParams ? out.paramsSplit : out.paramsReplicated) += 2 * h * h;
         out.paramsReplicated += 3 * normWidth(m, h);
         save(Bn * T * h * 2 / spd, kOpNorm);
         save(Bc * T * h * 2 / spd, 0);
@@ -265,7 +270,11 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
     out.expertParamsDevice = out.paramsRouted / double(st.ep * st.etp);
 
     out.keptNone = savedNone;
-    out.kept = full ? Bc * T * h / spd : saved;
+    // A fully recomputed layer keeps its input: sharded by SP, or sliced over TP when the
+    // run says so (recompute_slice_activation, shard_activations; seed derive.py
+    // shard_recompute_input), re-gathered before its recompute.
+    const bool sliced = full && !st.sp && run.sliceRecomputeInput && st.tp > 1;
+    out.kept = full ? Bc * T * h / (sliced ? t : spd) : saved;
     out.gatheredInput = st.sp && st.tp > 1 ? Bc * T * h : 0;
     out.gradBuffer = Bc * (2 * T * h / spd + T * std::max(double(m.f), double(m.expertWidth)) * inputs / t);
     out.ppBoundary = Bc * T * h / spd;
@@ -313,6 +322,7 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
     // Recompute: what the backward must run again before it can start.
     if (full) {
         out.recompute = out.forward;  // the whole forward, its collectives included
+        if (sliced) out.recompute += (1 - tpHidden) * allGather(activation, st.tp, links.tp, dev).seconds;
     } else if (cls.mode == RecomputeClass::Selective) {
         const OpMask dropped = static_cast<OpMask>(~cls.keep & kOpAll);
         // With flash attention the core saves no s x s tensor: nothing to drop, nothing to redo.
@@ -321,6 +331,8 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
         if (dropped & kOpNorm) out.recompute += memorySeconds(normBytes, dev);
         if (dropped & kOpFfAct) out.recompute += memorySeconds(actBytes, dev);
         if ((dropped & kOpGather) && st.sp) out.recompute += (1 - tpHidden) * tpForward / 2;  // the attention's re-gather
+    } else if (!(cls.keep & kOpGather) && st.sp) {
+        out.recompute += (1 - tpHidden) * tpForward / 2;  // selective_comm_recompute on a layer that keeps the rest
     }
     out.modelFlopsForward = modelFlops;
     return out;

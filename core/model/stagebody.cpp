@@ -135,9 +135,16 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage) {
     // stage, its output all-reduced (reduce-scattered with SP) over TP. MTP on a later
     // stage keeps its own copy of the table (DeepSeek-V3 §2.2 shares it; with PP the
     // last stage must hold one).
+    // vocab_emb_dp: without pipelining the table runs data parallel, whole on each rank and
+    // with no TP reduction (seed derive.py shard_embed: 1 if vocab_emb_dp and P = 1, else T).
+    const bool embedWhole = run.vocabEmbDp && p == 1 && st.tp > 1;
     if (first || (last && m.mtpLayers > 0 && p > 1))
-        tableParams += vocab * h / t + (first && m.learnedPositions ? double(m.maxPositions) * h : 0);
-    if (first) {
+        tableParams += vocab * h / (first && embedWhole ? 1 : t) + (first && m.learnedPositions ? double(m.maxPositions) * h : 0);
+    if (first && embedWhole) {
+        b.embeddingKept = kTokenIdBytes * T + (m.hiddenDropout > 0 ? run.dropoutBytes * T * h / spd : 0);
+        const double lookup = memorySeconds(Bc * T * h * 2, dev);
+        time.forward += lookup, time.backward += lookup;
+    } else if (first) {
         b.embeddingKept = kTokenIdBytes * T + (m.hiddenDropout > 0 ? run.dropoutBytes * T * h / spd : 0);
         // (No GEMM to hide it under: userbuffers overlap covers the linear layers only.)
         const CollectiveCost ar = allReduce(Bc * T * h, st.tp, ctx.links.tp, dev);
@@ -149,11 +156,13 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage) {
     }
     // The output layer and loss on the last stage, once more per MTP depth.
     if (last) {
-        if (!m.tied || p > 1) tableParams += vocab * h / t;
+        if (!run.tiedTables || p > 1) tableParams += vocab * h / t;  // the run's tie (exec.tie_embeddings)
         b.params += m.layerNorm ? 2 * h : h;  // the final norm
         const double heads = 1 + double(m.mtpLayers);
         const double logits = T * vocab / (run.lossParallel ? t : 1);
-        b.outputKept = heads * (run.normBytes * T * h / spd + Bc * T * h / spd + (Bc + kLossLogitBytes) * logits);
+        // shard_activations: the output layer's inputs are kept TP-sharded too (seed derive.py shard_output_activ).
+        const double between = st.sp ? spd : run.shardActivations ? t : 1.0;
+        b.outputKept = heads * (run.normBytes * T * h / between + Bc * T * h / between + (Bc + kLossLogitBytes) * logits);
         working += Bc * logits;  // the logits' gradient
         const double gemm = matmulSeconds(2 * T * h * vocab / t, dev);
         const double loss = memorySeconds((Bc + kLossLogitBytes) * logits * 3, dev);
@@ -173,7 +182,9 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage) {
     // _exec_spec.py optimizer_states); a frozen model keeps no gradients or states.
     const double R = double(st.optimizerShard), Re = double(st.expertShard);
     const bool shardGrads = st.gradSharded || st.fsdp;
-    const double Bp = run.paramBytes, Bg = run.frozen ? 0 : run.gradBytes;
+    // grad_accumulation: false frees each gradient as it is reduced (seed derive.py: B_g = 0
+    // without PP or accumulation); resolve allows it only for one micro-batch.
+    const double Bp = run.paramBytes, Bg = run.frozen || !run.gradientsHeld ? 0 : run.gradBytes;
     const double stateBytes = run.frozen ? 0 : double(run.optimizerStates) * run.stateBytes;
     const double tableStateBytes = run.frozen ? 0 : 2 * run.stateBytes;
     const double mainBytes = run.frozen ? 0 : run.mainBytes;
@@ -193,6 +204,9 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage) {
         const double gathered = st.reshard ? double(kFsdpGatheredLayers) * maxLayerSplit : params + expertParams;
         working += gathered * Bp * (1 - 1 / R);
     }
+    // deferred_grad_accumulation: FSDP holds each micro-batch's reduce-scattered gradients
+    // until its backward ends, then adds them (HyperParallel), a second gradient shard.
+    if (st.fsdp && run.deferredGradAccumulation) working += (params / R + expertParams / Re) * Bg;
     mem.working = wholeBytes(working);
     // Kept free, as the seed adds its 1 GiB safety buffer to every stage (reference §4.1.2).
     mem.reserve = run.reserve;
@@ -221,10 +235,16 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage) {
         }
         // The reduction overlaps the last micro-batch's backward, never more than the
         // seed's share; the parameter gather overlaps the next step's first forward.
+        // overlapped_grad_reduce: false reduces after the backward, all of it exposed.
         const double lastBackward = time.backward + time.weightGrad + time.recompute;
-        time.dpExposed = std::max((1 - kDpOverlap) * time.dp, time.dp - lastBackward) + (1 - kParamGatherOverlap) * paramGather;
+        const double reduceExposed =
+            run.overlappedGradReduce ? std::max((1 - kDpOverlap) * time.dp, time.dp - lastBackward) : time.dp;
+        time.dpExposed = reduceExposed + (1 - kParamGatherOverlap) * paramGather;
         time.dp += paramGather;
         time.optimizer = memorySeconds((params / R + expertParams / Re) * (Bg + 2 * stateBytes + 2 * mainBytes + Bp), dev);
+        // grad_clip: the global norm reads every local gradient once more (its all-reduce is
+        // one scalar, a latency, left out).
+        if (run.gradClip) time.optimizer += memorySeconds(double(mem.gradients), dev);
     }
     return b;
 }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "model/priced.h"
 #include "units/units.h"
 
 namespace tessera::core {
@@ -75,6 +76,10 @@ std::string estimateText(const ResolvedScenario& r, const Estimate& e) {
     }
     out += "\n";
     for (const std::string& line : keyFigures(e)) out += line + "\n";
+    if (const std::vector<NotPriced> unpriced = notPriced(r.scenario.exec); !unpriced.empty()) {
+        out += "\nStated but not priced (the figures above are without them):\n";
+        for (const NotPriced& n : unpriced) out += "  " + n.key + ": " + n.value + " - " + n.why + "\n";
+    }
     return out;
 }
 
@@ -87,7 +92,7 @@ nlohmann::ordered_json memoryJson(const StageMemory& m) {
 }
 }  // namespace
 
-std::string estimateJson(const ResolvedScenario&, const Estimate& e) {
+std::string estimateJson(const ResolvedScenario& r, const Estimate& e) {
     using json = nlohmann::ordered_json;
     json out;
     out["parameters"] = {{"total", e.totalParameters}, {"per_device_max", std::llround(e.perDeviceMaxParameters)}};
@@ -117,6 +122,9 @@ std::string estimateJson(const ResolvedScenario&, const Estimate& e) {
     out["mfu"] = e.mfu;
     out["tokens_per_second"] = e.tokensPerSecond;
     out["model_flops_per_step"] = e.modelFlopsPerStep;
+    json unpriced = json::array();
+    for (const NotPriced& n : notPriced(r.scenario.exec)) unpriced.push_back({{"key", n.key}, {"value", n.value}, {"why", n.why}});
+    out["not_priced"] = unpriced;
     out["time_breakdown_s"] = {{"compute", e.breakdown.compute}, {"recompute", e.breakdown.recompute},
                                {"communication_exposed", e.breakdown.communicationExposed},
                                {"bubble", e.breakdown.bubble}, {"optimizer", e.breakdown.optimizer}};

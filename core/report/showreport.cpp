@@ -3,6 +3,7 @@
 #include "doc/emit.h"
 #include "io/scenarioio.h"
 #include "io/specwriter.h"
+#include "model/priced.h"
 #include "units/units.h"
 
 namespace tessera::core {
@@ -43,7 +44,10 @@ std::string showText(const ResolvedScenario& r) {
     const ParameterCount count = countParameters(r.scenario.model);
     std::string out = "# " + r.scenario.source + ", resolved. Fields the file did not state are marked with\n"
                       "# where they came from: the model's family, a run default, or a derivation.\n";
+    const std::vector<NotPriced> unpriced = notPriced(r.scenario.exec);
     const CommentFor comment = [&](const std::string& path) {
+        for (const NotPriced& n : unpriced)
+            if (n.key == path) return "not priced: " + n.why;
         if (auto it = r.filled.find(path); it != r.filled.end()) return it->second.text();
         if (path == "cluster.device" && r.scenario.cluster.device_preset) return "preset " + *r.scenario.cluster.device_preset;
         if (path == "cluster.device.memory" && r.scenario.cluster.device) return formatGiB(*r.scenario.cluster.device->memory);
@@ -77,6 +81,9 @@ std::string showJson(const ResolvedScenario& r) {
     out["filled"] = filled;
     out["parameters"] = toJson(parametersValue(countParameters(r.scenario.model)));
     out["partition"] = r.partition.layers;
+    auto unpriced = nlohmann::ordered_json::array();
+    for (const NotPriced& n : notPriced(r.scenario.exec)) unpriced.push_back({{"key", n.key}, {"value", n.value}, {"why", n.why}});
+    out["not_priced"] = unpriced;
     return out.dump(2) + "\n";
 }
 

@@ -57,6 +57,9 @@ void Resolver::resolveExecRun() {
             refuse("exec.seq_length", "learned positions cover " + num(*m.max_position_embeddings) + " tokens, got " + num(s));
     }
     if (!isMoe(m) && e.capacity_factor) refuse("exec.capacity_factor", "applies to mixture-of-experts models only");
+    else if (e.capacity_factor && *e.grouped_gemm)
+        refuse("exec.capacity_factor", "grouped_gemm is true: dropless experts pad nothing to a capacity (seed: gmm); state "
+                                       "grouped_gemm: false to price a capacity factor");
     // The device must have a peak for the compute dtype.
     if (const DeviceSpec& d = *cluster().device; d.peak_tflops && !d.peak_tflops->contains(*e.compute_dtype))
         refuse("exec.compute_dtype", "the device (" + d.name.value_or("?") + ") has no " + *e.compute_dtype +
@@ -132,6 +135,8 @@ void Resolver::resolveExecStrategy() {
 
     // Sharding (ZeRO stages build on each other).
     const std::int64_t shardDomain = dp * (*e.shard_spans_cp ? cp : 1);
+    if (*e.deferred_grad_accumulation && !*e.grad_shard_as_params)
+        refuse("exec.deferred_grad_accumulation", "holds FSDP's reduce-scattered gradients: it needs grad_shard_as_params: true");
     if (!*e.optimizer_parallel) {
         if (e.optimizer_shard) refuse("exec.optimizer_shard", "needs optimizer_parallel: true");
         if (*e.grad_shard) refuse("exec.grad_shard", "sharded gradients (ZeRO-2) need sharded optimizer states: optimizer_parallel: true");
@@ -181,10 +186,14 @@ void Resolver::resolveExecStrategy() {
         refuse("exec.micro_batch_num", "a pipeline of " + num(pp) + " stages needs at least " + num(pp) +
                                            " micro-batches to fill, got " + num(*mbn));
     if (mbn) {
-        if (pp == 1 && *mbn > 1 && e.grad_accumulation == false)
-            refuse("exec.grad_accumulation", "is false, but " + num(*mbn) + " micro-batches without pipelining accumulate gradients");
-        fill("exec.grad_accumulation", e.grad_accumulation, pp > 1 || *mbn > 1, Origin::Derived,
-             pp > 1 || *mbn > 1 ? "gradients accumulate over micro-batches" : "one micro-batch per step");
+        if (*mbn > 1 && e.grad_accumulation == false)
+            refuse("exec.grad_accumulation", "is false, but " + num(*mbn) + " micro-batches" +
+                                                 (pp == 1 ? " without pipelining" : "") + " accumulate gradients");
+        if (*mbn > 1)
+            fill("exec.grad_accumulation", e.grad_accumulation, true, Origin::Derived, "gradients accumulate over micro-batches");
+        else  // false frees each gradient as it is reduced: the seed's rule, stated, not assumed
+            fill("exec.grad_accumulation", e.grad_accumulation, true, Origin::Default,
+                 "gradients held until the optimizer step (Megatron-LM's main_grad buffer)");
     }
 
     // Pipeline: schedule, chunks and the layers they hold.
@@ -225,7 +234,8 @@ void Resolver::resolveExecStrategy() {
             }
         }
     }
-    if (*e.selective_rule == "mindformers" && !*e.sequence_parallel && e.selective_comm_recompute)
+    if (!*e.sequence_parallel && e.selective_comm_recompute &&
+        !(std::holds_alternative<bool>(e.selective_comm_recompute->value) && !std::get<bool>(e.selective_comm_recompute->value)))
         refuse("exec.selective_comm_recompute", "recomputes the sequence-parallel all-gather, and sequence_parallel is false");
 }
 

@@ -181,6 +181,10 @@ SearchSetup searchSetup(const Scenario& scenario) {
               "states a recompute per layer range or per stage, which the search does not carry yet; state one option for "
               "every layer, or let the search choose it (search.space.recompute)");
     }
+    if (const auto& comm = e.selective_comm_recompute;
+        comm && !(std::holds_alternative<bool>(comm->value) && !std::get<bool>(comm->value)))
+        d.add(s.markOf("exec.selective_comm_recompute"), "exec.selective_comm_recompute",
+              "re-gathers the inputs of chosen layers, which the search does not carry yet; remove it to search");
     if (axis(search, "recompute") && (e.full_recompute || e.selective_recompute)) {
         // Each candidate states `recompute`, which replaces these; said rather than dropped.
         const char* key = e.full_recompute ? "exec.full_recompute" : "exec.selective_recompute";

@@ -36,9 +36,9 @@ std::string refusalText(Refusal r) {
     case Refusal::ShardWithoutOptimizer: return "optimizer_shard without optimizer sharding (the same strategy)";
     case Refusal::TooManyChunks: return "vpp above 64 chunks per stage (not modelled)";
     case Refusal::TooManyMicroBatches: return "more than 2^31-1 micro-batches per step (not modelled)";
-    case Refusal::AccumulationOff: return "grad_accumulation: false, but several micro-batches without pipelining";
+    case Refusal::AccumulationOff: return "grad_accumulation: false, but several micro-batches";
     case Refusal::ExpertShardNotDividing: return "expert_shard does not divide the expert data-parallel group";
-    case Refusal::CommRecomputeWithoutSp: return "selective_comm_recompute needs sequence parallelism";
+    case Refusal::DeferredWithoutFsdp: return "deferred_grad_accumulation needs FSDP (grad_shard_as_params)";
     case Refusal::Count: break;
     }
     return "?";
@@ -68,7 +68,7 @@ Validity::Validity(const SearchSetup& setup) : m_setup(setup) {
     const ExecSpec& e = setup.base.scenario.exec;
     m_expertShard = e.expert_shard.value_or(0);
     m_accumulationOff = e.grad_accumulation == false;
-    m_commRecomputeNeedsSp = *e.selective_rule == "mindformers" && e.selective_comm_recompute.has_value();
+    m_deferred = *e.deferred_grad_accumulation;
     // With flash attention the score tensors the rules drop do not exist.
     const OpMask scores = kOpSoftmax | kOpHeadCast | kOpScoreDropout;
     for (int sp = 0; sp < 2; ++sp) {
@@ -108,7 +108,7 @@ Refusal Validity::check(const std::size_t* d, Candidate& c) const {
     if (c.mbn > std::numeric_limits<int>::max()) return Refusal::TooManyMicroBatches;
     if (c.mbn < c.pp) return Refusal::TooFewMicroBatches;
     if (c.schedule == Schedule::Interleaved && c.mbn % c.pp != 0) return Refusal::InterleavedGroups;
-    if (m_accumulationOff && c.pp == 1 && c.mbn > 1) return Refusal::AccumulationOff;
+    if (m_accumulationOff && c.mbn > 1) return Refusal::AccumulationOff;
     if (m_experts <= 1 && c.ep > 1) return Refusal::ExpertsOnDense;
     if (m_experts > 1 && m_experts % c.ep != 0) return Refusal::ExpertsNotDivided;
     const std::int64_t expertTp = c.etp > 1 ? c.etp : c.tp;
@@ -121,7 +121,7 @@ Refusal Validity::check(const std::size_t* d, Candidate& c) const {
     if (c.cp > 1 && m_setup.input.strategy.cpAlgorithm != CpAlgorithm::Ring && ((m_heads / c.tp) % c.cp || m_seq % c.cp))
         return Refusal::AllToAllHeads;
     if (c.sp && m_seq % (c.tp * c.cp) != 0) return Refusal::SequenceParallelSequence;
-    if (m_commRecomputeNeedsSp && !c.sp) return Refusal::CommRecomputeWithoutSp;
+    if (m_deferred && !c.fsdp) return Refusal::DeferredWithoutFsdp;
     if ((c.gradSharded || c.fsdp) && !c.optimizerSharded) return Refusal::ShardingWithoutOptimizer;
     if (c.optimizerShard > 0 && !c.optimizerSharded && !c.gradSharded && !c.fsdp) return Refusal::ShardWithoutOptimizer;
     if (c.optimizerShard > 0 && (c.dp * (m_setup.input.strategy.shardSpansCp ? c.cp : 1)) % c.optimizerShard != 0)

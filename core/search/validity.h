@@ -48,7 +48,7 @@ enum class Refusal : std::uint8_t {
     TooManyMicroBatches,
     AccumulationOff,
     ExpertShardNotDividing,
-    CommRecomputeWithoutSp,
+    DeferredWithoutFsdp,
     Count
 };
 inline constexpr std::size_t kRefusalReasons = std::size_t(Refusal::Count);
@@ -70,7 +70,7 @@ private:
     std::int64_t m_heads, m_kvHeads, m_layers, m_experts, m_expertWidth, m_seq, m_linKey, m_linValue;
     std::int64_t m_expertShard = 0;       // stated exec.expert_shard; 0: the whole expert data-parallel group
     bool m_accumulationOff = false;       // stated grad_accumulation: false
-    bool m_commRecomputeNeedsSp = false;  // mindformers' selective_comm_recompute re-gathers SP inputs
+    bool m_deferred = false;              // stated deferred_grad_accumulation: true
     bool m_selectiveIsNoOp[2] = {false, false};  // [sequence parallel]: the rule drops nothing
 };
 

@@ -114,6 +114,20 @@ private slots:
         QCOMPARE(o["fits"].toBool(), peak <= qint64(o["device_memory_bytes"].toDouble()));
     }
 
+    // A stated field the cost model does not price is marked where it shows.
+    void unpricedFieldsAreMarked() {
+        const Run show = tessera({"show", "llama3-8b-a100x8", "--set", "exec.seq_split=4"});
+        QCOMPARE(show.code, 0);
+        QVERIFY2(show.out.contains("seq_split: 4  # not priced: "), qPrintable(show.out));
+        const Run text = tessera({"estimate", "llama3-8b-a100x8", "--set", "exec.seq_split=4"});
+        QVERIFY(text.out.contains("Stated but not priced") && text.out.contains("exec.seq_split: 4 - "));
+        const Run json = tessera({"estimate", "llama3-8b-a100x8", "--json", "--set", "exec.seq_split=4"});
+        const QJsonArray unpriced = QJsonDocument::fromJson(json.out.toUtf8())["not_priced"].toArray();
+        QCOMPARE(unpriced.size(), 1);
+        QCOMPARE(unpriced.first()["key"].toString(), QString("exec.seq_split"));
+        QVERIFY(QJsonDocument::fromJson(tessera({"estimate", "llama3-8b-a100x8", "--json"}).out.toUtf8())["not_priced"].toArray().isEmpty());
+    }
+
     void estimateOverrides() {
         const Run base = tessera({"estimate", "llama3-70b-h100x64", "--json"});
         const Run tp4 = tessera({"estimate", "llama3-70b-h100x64", "--set", "exec.tp=4", "--set", "exec.dp=4",

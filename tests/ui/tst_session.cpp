@@ -6,7 +6,9 @@
 #include <QComboBox>
 #include <QCryptographicHash>
 #include <QFile>
+#include <QLabel>
 #include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -165,6 +167,23 @@ private slots:
         const tessera::ui::Review review = tessera::ui::reviewOf(session);
         QCOMPARE(review.search, session.search());
         QVERIFY(!review.searchStale);
+    }
+
+    // A field the cost model does not price is greyed, and its tooltip says why.
+    void unpricedFieldsAreGreyedWithTheirReason() {
+        MainWindow window({}, nullptr, false);
+        tessera::ui::SpecForm* exec = window.editor()->execForm();
+        QWidget* row = exec->editor(QStringLiteral("seq_split"));
+        QVERIFY(row);
+        QVERIFY2(row->toolTip().startsWith(QStringLiteral("Not priced: ")), qPrintable(row->toolTip()));
+        QVERIFY(row->toolTip().contains(QStringLiteral("seqpipe")));
+        QVERIFY(!exec->editor(QStringLiteral("tp"))->toolTip().contains(QStringLiteral("Not priced")));
+        typeInto(exec, "seq_split", QStringLiteral("4"));
+        window.session().evaluateNow();
+        QVERIFY(window.session().evaluationIsCurrent());
+        QVERIFY(row->toolTip().startsWith(QStringLiteral("Not priced: ")));  // still, once evaluated
+        QVERIFY(qobject_cast<QPlainTextEdit*>(window.view(QStringLiteral("estimate")))->toPlainText().contains(
+            QStringLiteral("Stated but not priced")));
     }
 
     // A search of another model is stale, and says so, until it runs again.

@@ -10,6 +10,7 @@
 #include "forms/specform.h"
 #include "io/overrides.h"
 #include "io/presets.h"
+#include "model/priced.h"
 #include "session/session.h"
 #include "spec/clusterspec.h"
 #include "spec/searchspec.h"
@@ -70,6 +71,8 @@ ScenarioEditor::ScenarioEditor(Session& session, QWidget* parent) : QWidget(pare
 
     m_exec = new SpecForm(QStringLiteral("exec"), this);
     m_exec->build(core::ExecSpec{});
+    for (const core::UnpricedField& f : core::unpricedFields())
+        m_exec->setNotPriced(viewOf(f.key), viewOf(f.why) + tr(" (priced as %1)").arg(viewOf(f.pricedAs)));
     m_sections->addItem(scrolled(m_exec, this), tr("Execution"));
 
     // Cluster: the device preset above the cluster's own fields.

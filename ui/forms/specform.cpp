@@ -86,6 +86,17 @@ void SpecForm::setText(const QString& key, const QString& text) {
     else qobject_cast<QLineEdit*>(it->second.editor)->setText(text);
 }
 
+void SpecForm::setNotPriced(const QString& key, const QString& why) {
+    const auto it = m_rows.find(key);
+    if (it == m_rows.end()) return;
+    Row& row = it->second;
+    row.priced = false;
+    row.help = tr("Not priced: %1.").arg(why) + QStringLiteral("\n\n") + row.help;
+    row.label->setStyleSheet(colours::unpricedLabel());
+    row.label->setToolTip(row.help);
+    row.editor->setToolTip(row.help);
+}
+
 QStringList SpecForm::keys() const { return QStringList(m_order.begin(), m_order.end()); }
 
 std::optional<core::Value> SpecForm::valueOf(const QString& key) const {
@@ -135,7 +146,7 @@ void SpecForm::markProblems(const std::vector<core::Diagnostic>& problems) {
         const auto it = byKey.find(key);
         const bool bad = it != byKey.end();
         row.editor->setStyleSheet(bad ? colours::problemBorder() : QString());
-        row.label->setStyleSheet(bad ? colours::problemLabel() : QString());
+        row.label->setStyleSheet(bad ? colours::problemLabel() : row.priced ? QString() : colours::unpricedLabel());
         row.editor->setToolTip(bad ? it->second.join(u'\n') + QStringLiteral("\n\n") + row.help : row.help);
     }
 }

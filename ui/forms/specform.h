@@ -50,6 +50,9 @@ public:
     // The document path of the section ("exec", "search.space").
     const QString& section() const { return m_section; }
     QStringList keys() const;
+    // A field the cost model does not price (core/model/priced.h): its row is greyed and
+    // its tooltip says why, whatever it holds.
+    void setNotPriced(const QString& key, const QString& why);
 
 signals:
     void edited(const QString& key);
@@ -63,7 +66,8 @@ private:
     struct Row {
         QWidget* editor;
         QLabel* label;
-        QString help;
+        QString help;      // its meaning, unit, and why it is not priced when it is not
+        bool priced = true;
     };
     std::map<QString, Row> m_rows;
     std::vector<QString> m_order;

@@ -28,6 +28,8 @@ inline QColor termColour(std::size_t term) {
 // A field, a label or a count that is wrong or over the limit.
 inline QString problemBorder() { return QStringLiteral("border: 2px solid %1;").arg(kOverLimit.name().toUpper()); }
 inline QString problemLabel() { return QStringLiteral("color: %1; font-weight: bold;").arg(kOverLimit.name().toUpper()); }
+// A field read and shown but not priced: greyed, never hidden.
+inline QString unpricedLabel() { return QStringLiteral("color: #888888; font-style: italic;"); }
 
 // Whether the application runs a dark palette: charts then take Qt Charts' dark
 // theme, and marks drawn in "ink" take the palette's text colour.

@@ -1,0 +1,35 @@
+#include "model/priced.h"
+
+namespace tessera::core {
+
+std::span<const UnpricedField> unpricedFields() {
+    static constexpr UnpricedField kFields[] = {
+        {"seq_split", "a sequence split into parts runs only under the seqpipe schedules, which are not modelled yet",
+         "unstated"},
+        {"param_casts", "the compute-dtype copies of the weights (the seed's n_attParamCast, n_ffParamCast) are not "
+                        "modelled: weights are priced at param_bytes only", "false"},
+        {"emb_out_in_offset", "the layer placement counts body and MTP layers only; the embedding and output are "
+                              "placed beside them", "false"},
+        {"expert_shard_group", "routed experts are sharded over their whole expert data-parallel group, or over "
+                               "expert_shard; the launcher's other grouping is not modelled", "true"},
+        {"emb_dp_sharded", "the embedding is sharded like every other parameter (optimizer sharding, FSDP); a table "
+                           "sharded over data parallelism on its own is not modelled", "false"},
+    };
+    return kFields;
+}
+
+std::vector<NotPriced> notPriced(const ExecSpec& e) {
+    std::vector<NotPriced> out;
+    auto add = [&](std::string_view key, std::string value) {
+        for (const UnpricedField& f : unpricedFields())
+            if (f.key == key) out.push_back({"exec." + std::string(key), std::move(value), std::string(f.why)});
+    };
+    if (e.seq_split) add("seq_split", std::to_string(*e.seq_split));
+    if (e.param_casts == true) add("param_casts", "true");
+    if (e.emb_out_in_offset == true) add("emb_out_in_offset", "true");
+    if (e.expert_shard_group == false) add("expert_shard_group", "false");
+    if (e.emb_dp_sharded == true) add("emb_dp_sharded", "true");
+    return out;
+}
+
+}  // namespace tessera::core

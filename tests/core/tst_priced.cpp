@@ -1,0 +1,248 @@
+// Nothing silent: every field of the ExecSpec table either changes what the cost model
+// prices - a row below states it two ways and shows the bytes, the seconds, the budget
+// or the verdict move - or is marked not priced (core/model/priced.h), and then stating
+// it changes nothing and is reported. The test walks the field table, so a field added
+// later fails here until it gets a row or the mark.
+#include <QtTest>
+
+#include <set>
+
+#include "io/overrides.h"
+#include "io/scenarioio.h"
+#include "model/estimate.h"
+#include "model/priced.h"
+#include "resolve/resolve.h"
+
+using namespace tessera::core;
+
+namespace {
+
+// Small scenarios the rows start from.
+const char* kDense = "model: llama3-8b\ncluster: {device: h100-sxm, devices: 16}\n"
+                     "exec: {tp: 2, pp: 2, seq_length: 4096, global_batch_size: 64}\n";
+const char* kOneBatch = "model: llama3-8b\ncluster: {device: h100-sxm, devices: 8}\n"
+                        "exec: {tp: 2, seq_length: 4096, global_batch_size: 4}\n";
+const char* kMoe = "model: mixtral-8x7b\ncluster: {device: h100-sxm, devices: 16}\n"
+                   "exec: {tp: 2, seq_length: 4096, global_batch_size: 64, optimizer_parallel: true}\n";
+const char* kMtp = "model: {preset: llama3-8b, mtp_depth: 1}\ncluster: {device: h100-sxm, devices: 16}\n"
+                   "exec: {tp: 2, seq_length: 4096, global_batch_size: 64}\n";
+
+enum class Moves { Memory, Time, Budget, Verdict };
+
+struct Outcome {
+    std::string refused;
+    Estimate estimate;
+};
+
+Outcome price(const char* base, const QStringList& sets) {
+    Outcome out;
+    try {
+        Value doc = parseDocument(base, "row.yaml", Format::Yaml);
+        for (const QString& s : sets) applyOverride(doc, s.toStdString());
+        out.estimate = estimate(resolve(scenarioFromValue(doc, "row.yaml", "")));
+    } catch (const SpecError& e) {
+        out.refused = e.diagnostics().front().text();
+    }
+    return out;
+}
+
+bool sameMemory(const Estimate& a, const Estimate& b) {
+    if (a.stages.size() != b.stages.size()) return false;
+    for (std::size_t s = 0; s < a.stages.size(); ++s)
+        for (const MemoryTerm& term : kMemoryTerms)
+            if (a.stages[s].memory.*term.bytes != b.stages[s].memory.*term.bytes) return false;
+    return true;
+}
+
+struct FieldKeys {
+    std::vector<std::string> keys;
+    template <class... A> void integer(Field f, A&&...) { keys.emplace_back(f.key); }
+    template <class... A> void real(Field f, A&&...) { keys.emplace_back(f.key); }
+    template <class... A> void flag(Field f, A&&...) { keys.emplace_back(f.key); }
+    template <class... A> void text(Field f, A&&...) { keys.emplace_back(f.key); }
+    template <class... A> void choice(Field f, A&&...) { keys.emplace_back(f.key); }
+    template <class... A> void textList(Field f, A&&...) { keys.emplace_back(f.key); }
+    template <class... A> void memory(Field f, A&&...) { keys.emplace_back(f.key); }
+    template <class... A> void numberMap(Field f, A&&...) { keys.emplace_back(f.key); }
+    template <class... A> void stageCounts(Field f, A&&...) { keys.emplace_back(f.key); }
+    template <class... A> void ranges(Field f, A&&...) { keys.emplace_back(f.key); }
+};
+
+struct Row {
+    const char* key;
+    const char* base;
+    QStringList a, b;  // --set assignments: the field stated two ways (and what it needs beside it)
+    Moves moves;
+    const char* why;   // what the cost model does with it, and its source
+};
+
+const std::vector<Row>& rows() {
+    static const std::vector<Row> kRows = {
+        {"dp", kDense, {"exec.optimizer_parallel=true"}, {"exec.optimizer_parallel=true", "exec.dp=8", "cluster.devices=32"},
+         Moves::Memory, "ZeRO shards the optimizer states over dp"},
+        {"tp", kDense, {}, {"exec.tp=4", "exec.dp=2"}, Moves::Memory, "weights split over tp"},
+        {"pp", kDense, {}, {"exec.pp=4", "exec.dp=2"}, Moves::Memory, "layers split over stages"},
+        {"vpp", kDense, {}, {"exec.vpp=2", "exec.pp_schedule=interleaved"}, Moves::Memory, "interleaved warm-up holds more"},
+        {"cp", kDense, {}, {"exec.cp=2", "exec.dp=2"}, Moves::Memory, "the sequence split over cp"},
+        {"ep", kMoe, {}, {"exec.ep=4"}, Moves::Memory, "experts split over ep"},
+        {"etp", kMoe, {"exec.ep=2"}, {"exec.ep=2", "exec.etp=4"}, Moves::Memory, "expert weights split over etp"},
+        {"sequence_parallel", kDense, {}, {"exec.sequence_parallel=true"}, Moves::Memory, "Korthikanti et al. 2022 §4.2.2"},
+        {"shard_activations", kDense, {"exec.recompute=[{first: 0, option: full}]"},
+         {"exec.recompute=[{first: 0, option: full}]", "exec.shard_activations=true"}, Moves::Memory,
+         "seed derive.py shard_recompute_input, shard_output_activ"},
+        {"loss_parallel", kDense, {}, {"exec.loss_parallel=false"}, Moves::Memory, "gathered logits"},
+        {"micro_batch_size", kDense, {}, {"exec.micro_batch_size=2"}, Moves::Memory, "activations per micro-batch"},
+        {"micro_batch_num", kDense, {}, {"exec.micro_batch_num=8", "exec.global_batch_size=32"}, Moves::Time, "the pipeline's work"},
+        {"global_batch_size", kDense, {}, {"exec.global_batch_size=128"}, Moves::Time, "the step's work"},
+        {"optimizer_parallel", kDense, {}, {"exec.optimizer_parallel=true"}, Moves::Memory, "ZeRO-1"},
+        {"optimizer_shard", kDense, {"exec.optimizer_parallel=true", "exec.optimizer_shard=2"},
+         {"exec.optimizer_parallel=true", "exec.optimizer_shard=4"}, Moves::Memory, "ranks a shard spans"},
+        {"expert_shard", kMoe, {}, {"exec.expert_shard=2"}, Moves::Memory, "HyperParallel edp_shard_size"},
+        {"grad_shard", kDense, {"exec.optimizer_parallel=true"}, {"exec.optimizer_parallel=true", "exec.grad_shard=true"},
+         Moves::Memory, "ZeRO-2"},
+        {"grad_shard_as_params", kDense, {"exec.optimizer_parallel=true"},
+         {"exec.optimizer_parallel=true", "exec.grad_shard_as_params=true"}, Moves::Memory, "FSDP / ZeRO-3"},
+        {"shard_spans_cp", kDense, {"exec.cp=2", "exec.dp=2", "exec.optimizer_parallel=true"},
+         {"exec.cp=2", "exec.dp=2", "exec.optimizer_parallel=true", "exec.shard_spans_cp=true"}, Moves::Memory,
+         "HyperParallel's FSDP domain dp·cp"},
+        {"grad_accumulation", kOneBatch, {}, {"exec.grad_accumulation=false"}, Moves::Memory,
+         "seed derive.py: B_g = 0 without PP or accumulation"},
+        {"deferred_grad_accumulation", kDense, {"exec.optimizer_parallel=true", "exec.grad_shard_as_params=true"},
+         {"exec.optimizer_parallel=true", "exec.grad_shard_as_params=true", "exec.deferred_grad_accumulation=true"},
+         Moves::Memory, "a second gradient shard held to the micro-batch's end"},
+        {"overlapped_grad_reduce", kDense, {}, {"exec.overlapped_grad_reduce=false"}, Moves::Time,
+         "the reduction after the backward, exposed"},
+        {"reshard_params", kDense, {"exec.optimizer_parallel=true", "exec.grad_shard_as_params=true"},
+         {"exec.optimizer_parallel=true", "exec.grad_shard_as_params=true", "exec.reshard_params=true"}, Moves::Memory,
+         "FSDP frees gathered parameters"},
+        {"pp_schedule", kDense, {}, {"exec.pp_schedule=gpipe"}, Moves::Memory, "GPipe holds every micro-batch"},
+        {"offset", kDense, {}, {"exec.offset=[2, -2]"}, Moves::Memory, "layers moved between stages"},
+        {"pp_partition", kDense, {}, {"exec.pp_partition=[12, 20]"}, Moves::Memory, "layers per stage stated"},
+        {"mtp_in_offset", kMtp, {"exec.pp=3", "cluster.devices=24"}, {"exec.pp=3", "cluster.devices=24", "exec.mtp_in_offset=false"},
+         Moves::Verdict, "33 layers split over 3 stages; 32 body layers do not"},
+        {"full_recompute", kDense, {}, {"exec.full_recompute=true"}, Moves::Memory, "keeps only each layer's input"},
+        {"selective_recompute", kDense, {"exec.flash_attention=false"}, {"exec.flash_attention=false", "exec.selective_recompute=true"},
+         Moves::Memory, "drops the attention core"},
+        {"selective_comm_recompute", kDense, {"exec.sequence_parallel=true"},
+         {"exec.sequence_parallel=true", "exec.selective_comm_recompute=true"}, Moves::Time, "re-gathers the SP inputs"},
+        {"selective_rule", kDense, {"exec.flash_attention=false", "exec.recompute=[{first: 0, option: selective}]"},
+         {"exec.flash_attention=false", "exec.recompute=[{first: 0, option: selective}]", "exec.selective_rule=hyperparallel"},
+         Moves::Memory, "reference §4.7"},
+        {"recompute_slice_activation", kDense, {"exec.recompute=[{first: 0, option: full}]"},
+         {"exec.recompute=[{first: 0, option: full}]", "exec.recompute_slice_activation=true"}, Moves::Memory,
+         "seed derive.py shard_recompute_input"},
+        {"recompute", kDense, {}, {"exec.recompute=[{first: 0, count: 8, option: full}]"}, Moves::Memory, "ranges of layers"},
+        {"param_bytes", kDense, {}, {"exec.param_bytes=4"}, Moves::Memory, "weights' width"},
+        {"compute_bytes", kDense, {}, {"exec.compute_bytes=4"}, Moves::Memory, "activations' width"},
+        {"softmax_bytes", kDense, {"exec.flash_attention=false"}, {"exec.flash_attention=false", "exec.softmax_bytes=4"},
+         Moves::Memory, "the scores' width"},
+        {"grad_bytes", kDense, {}, {"exec.grad_bytes=2"}, Moves::Memory, "gradients' width"},
+        {"optimizer_state_bytes", kDense, {}, {"exec.optimizer_state_bytes=2"}, Moves::Memory, "moments' width"},
+        {"optimizer_states", kDense, {"exec.optimizer_states=2"}, {"exec.optimizer_states=1"}, Moves::Verdict,
+         "AdamW keeps two: one is refused"},
+        {"main_param_bytes", kDense, {}, {"exec.main_param_bytes=0"}, Moves::Memory, "the master copy"},
+        {"norm_bytes", kDense, {}, {"exec.norm_bytes=4"}, Moves::Memory, "norm inputs' width"},
+        {"dropout_bytes", kDense, {"model.hidden_dropout=0.1"}, {"model.hidden_dropout=0.1", "exec.dropout_bytes=2"},
+         Moves::Memory, "dropout masks' width"},
+        {"flash_attention", kDense, {}, {"exec.flash_attention=false"}, Moves::Memory, "no s x s tensors (Dao 2023)"},
+        {"tp_comm_overlap", kDense, {"exec.sequence_parallel=true"}, {"exec.sequence_parallel=true", "exec.tp_comm_overlap=true"},
+         Moves::Time, "Transformer Engine userbuffers"},
+        {"grad_clip", kDense, {}, {"exec.grad_clip=false"}, Moves::Time, "the global norm reads the gradients"},
+        {"grouped_gemm", kMoe, {}, {"exec.grouped_gemm=false"}, Moves::Time, "one GEMM per local expert"},
+        {"vocab_emb_dp", kOneBatch, {}, {"exec.vocab_emb_dp=true"}, Moves::Memory, "seed derive.py shard_embed"},
+        {"tie_embeddings", kOneBatch, {"model.tie_word_embeddings=true"},
+         {"model.tie_word_embeddings=true", "exec.tie_embeddings=false"}, Moves::Memory, "an untied output table"},
+        {"cp_algo", kDense, {"exec.cp=2", "exec.dp=2"}, {"exec.cp=2", "exec.dp=2", "exec.cp_algo=ulysses_cp"}, Moves::Memory,
+         "the ring's KV buffers or the all-to-all's"},
+        {"capacity_factor", kMoe, {"exec.grouped_gemm=false"}, {"exec.grouped_gemm=false", "exec.capacity_factor=1.5"},
+         Moves::Memory, "tokens padded to capacity"},
+        {"shard_mtp_param", kMtp, {}, {"exec.shard_mtp_param=false"}, Moves::Memory, "seed tail.py MTP projection"},
+        {"frozen", kDense, {}, {"exec.frozen=true"}, Moves::Memory, "no gradients or states"},
+        {"optimizer", kDense, {}, {"exec.optimizer=muon"}, Moves::Memory, "Muon keeps one state"},
+        {"compute_dtype", kDense, {}, {"exec.compute_dtype=fp8"}, Moves::Time, "the device's fp8 peak"},
+        {"seq_length", kDense, {}, {"exec.seq_length=8192"}, Moves::Memory, "tokens per sequence"},
+        {"device_memory", kDense, {}, {"exec.device_memory=40 GiB"}, Moves::Budget, "the budget"},
+        {"memory_reserve", kDense, {}, {"exec.memory_reserve=0"}, Moves::Memory, "the seed's 1 GiB safety buffer"},
+    };
+    return kRows;
+}
+
+// The unpriced fields stated with a value Tessera does not price.
+const std::map<std::string, QString>& unpricedStatements() {
+    static const std::map<std::string, QString> kStated = {
+        {"seq_split", "exec.seq_split=4"},       {"param_casts", "exec.param_casts=true"},
+        {"emb_out_in_offset", "exec.emb_out_in_offset=true"}, {"expert_shard_group", "exec.expert_shard_group=false"},
+        {"emb_dp_sharded", "exec.emb_dp_sharded=true"},
+    };
+    return kStated;
+}
+
+}  // namespace
+
+class TestPriced : public QObject {
+    Q_OBJECT
+private slots:
+    // Every field of the table: a row or the mark, never neither.
+    void everyFieldIsPricedOrMarked() {
+        FieldKeys lister;
+        ExecSpec spec;
+        visit(spec, lister);
+        QVERIFY(lister.keys.size() >= 60);
+        std::set<std::string> withRow;
+        for (const Row& r : rows()) withRow.insert(r.key);
+        QStringList missing;
+        for (const std::string& key : lister.keys) {
+            const bool marked = std::any_of(unpricedFields().begin(), unpricedFields().end(),
+                                            [&](const UnpricedField& f) { return f.key == key; });
+            if (!withRow.contains(key) && !marked) missing << QString::fromStdString("exec." + key);
+            if (withRow.contains(key) && marked) missing << QString::fromStdString("exec." + key + " (both a row and the mark)");
+        }
+        QVERIFY2(missing.isEmpty(), qPrintable("neither an effect row nor the not-priced mark: " + missing.join(", ")));
+    }
+
+    void statedTwoWaysPricesTwoWays_data() {
+        QTest::addColumn<int>("row");
+        for (std::size_t i = 0; i < rows().size(); ++i) QTest::newRow(rows()[i].key) << int(i);
+    }
+    void statedTwoWaysPricesTwoWays() {
+        QFETCH(int, row);
+        const Row& r = rows()[std::size_t(row)];
+        const Outcome a = price(r.base, r.a), b = price(r.base, r.b);
+        if (r.moves == Moves::Verdict) {
+            QVERIFY2(a.refused.empty() != b.refused.empty(), qPrintable(QString::fromStdString(a.refused + " | " + b.refused)));
+            return;
+        }
+        QVERIFY2(a.refused.empty() && b.refused.empty(), qPrintable(QString::fromStdString(a.refused + " | " + b.refused)));
+        switch (r.moves) {
+        case Moves::Memory: QVERIFY2(!sameMemory(a.estimate, b.estimate), r.why); break;
+        case Moves::Time: QVERIFY2(a.estimate.stepSeconds != b.estimate.stepSeconds, r.why); break;
+        case Moves::Budget: QVERIFY2(a.estimate.deviceMemory != b.estimate.deviceMemory, r.why); break;
+        case Moves::Verdict: break;
+        }
+    }
+
+    // An unpriced field changes nothing - and says so, in `show`, `estimate` and the GUI.
+    void unpricedFieldsChangeNothingAndSaySo_data() {
+        QTest::addColumn<QString>("key");
+        for (const UnpricedField& f : unpricedFields()) QTest::newRow(f.key.data()) << QString::fromUtf8(f.key.data(), int(f.key.size()));
+    }
+    void unpricedFieldsChangeNothingAndSaySo() {
+        QFETCH(QString, key);
+        const auto it = unpricedStatements().find(key.toStdString());
+        QVERIFY2(it != unpricedStatements().end(), "an unpriced field without a statement to check");
+        const char* base = key == "expert_shard_group" ? kMoe : kDense;
+        const Outcome plain = price(base, {}), stated = price(base, {it->second});
+        QVERIFY2(stated.refused.empty(), stated.refused.c_str());
+        QVERIFY(sameMemory(plain.estimate, stated.estimate));
+        QCOMPARE(plain.estimate.stepSeconds, stated.estimate.stepSeconds);
+        Value doc = parseDocument(base, "row.yaml", Format::Yaml);
+        applyOverride(doc, it->second.toStdString());
+        const std::vector<NotPriced> reported = notPriced(resolve(scenarioFromValue(doc, "row.yaml", "")).scenario.exec);
+        QCOMPARE(int(reported.size()), 1);
+        QCOMPARE(QString::fromStdString(reported.front().key), "exec." + key);
+        QVERIFY(notPriced(resolve(scenarioFromValue(parseDocument(base, "row.yaml", Format::Yaml), "row.yaml", "")).scenario.exec).empty());
+    }
+};
+
+QTEST_APPLESS_MAIN(TestPriced)
+#include "tst_priced.moc"
