@@ -23,6 +23,20 @@ namespace fs = std::filesystem;
 
 namespace {
 
+}  // namespace
+
+std::optional<DtypeWidth> dtypeOf(std::string_view name) {
+    std::string lower(name);
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (lower.starts_with("torch.")) lower = lower.substr(6);
+    if (lower == "bfloat16" || lower == "bf16") return DtypeWidth{"bf16", 2};
+    if (lower == "float16" || lower == "fp16" || lower == "half") return DtypeWidth{"fp16", 2};
+    if (lower == "float32" || lower == "fp32" || lower == "float") return DtypeWidth{"fp32", 4};
+    return std::nullopt;
+}
+
+namespace {
+
 // Where a field was found: its value and its dotted path in the train.yaml.
 struct Source {
     const Value* value = nullptr;
@@ -261,18 +275,39 @@ Value scenarioFromTrainYaml(const Value& root, const std::string& baseDir, Diagn
     count("seq_length", {"dataset.data_transform.max_seq_len", "dataset.data_config.seq_length", "data.max_seq_len",
                          "model.config_overrides.seq_length"});
 
-    // FSDP: a shard degree above 1 shards the optimizer states (and, in
-    // HyperParallel, over dp·cp: its FSDP domain spans context parallelism).
+    // FSDP: HyperParallel's dp_shard above 1 is FSDP - parameters, gradients and
+    // optimizer states sharded over dp_shard ranks of its domain, which spans context
+    // parallelism (dp·cp); the rest of the domain replicates. optimizer_weight_shard_size,
+    // when stated, is the shard (the seed's os_max_shard, reference §3.5).
     const Source shardAt = in.find({"fsdp_config.dp_shard_size", "accelerator.dp_shard", "train.accelerator.dp_shard"});
     const std::optional<std::int64_t> shard = in.integer(shardAt, IntRange{1});
     if (shard) {
-        state("optimizer_parallel", shardAt, Value::boolean(*shard > 1, shardAt.mark()));
+        const bool sharded = *shard > 1;
+        state("optimizer_parallel", shardAt, Value::boolean(sharded, shardAt.mark()));
+        state("grad_shard_as_params", shardAt, Value::boolean(sharded, shardAt.mark()));
         const Source owssAt = in.find({"accelerator.optimizer_weight_shard_size", "train.accelerator.optimizer_weight_shard_size"});
         const std::optional<std::int64_t> owss = in.integer(owssAt, IntRange{0});
-        if (*shard > 1 && owss.value_or(0) > 0) state("optimizer_shard", owssAt, Value::integer(*owss, owssAt.mark()));
-        else if (*shard > 1) state("optimizer_shard", shardAt, Value::integer(*shard, shardAt.mark()));
-        if (*shard > 1 && cp.value_or(1) > 1) state("shard_spans_cp", shardAt, Value::boolean(true, shardAt.mark()));
+        if (sharded && owss.value_or(0) > 0) state("optimizer_shard", owssAt, Value::integer(*owss, owssAt.mark()));
+        else if (sharded) state("optimizer_shard", shardAt, Value::integer(*shard, shardAt.mark()));
+        if (sharded && cp.value_or(1) > 1) state("shard_spans_cp", shardAt, Value::boolean(true, shardAt.mark()));
     }
+    if (const Source at = in.find({"fsdp_config.reshard_after_forward"}))
+        if (const auto on = in.flag(at)) state("reshard_params", at, Value::boolean(*on, at.mark()));
+    if (const Source at = in.find({"accelerator.loss_parallel"}))
+        if (const auto on = in.flag(at)) state("loss_parallel", at, Value::boolean(*on, at.mark()));
+    // Byte widths, where the seed's parser looks for them (reference §3.5).
+    auto width = [&](const char* key, const char* bytesKey, std::initializer_list<std::string_view> paths) {
+        const Source at = in.find(paths);
+        const std::optional<std::string> name = in.text(at);
+        if (!name) return;
+        const std::optional<DtypeWidth> dtype = dtypeOf(*name);
+        if (!dtype) return in.refuse(at, "expected a dtype (bfloat16, float16, float32), got " + at.value->describe());
+        state(bytesKey, at, Value::integer(dtype->bytes, at.mark()));
+        if (key) state(key, at, Value::string(dtype->name, at.mark()));
+    };
+    width(nullptr, "param_bytes", {"fsdp_config.mix_precision.param_dtype", "model.model_init_dtype", "model.param_init_type"});
+    width("compute_dtype", "compute_bytes", {"model.torch_dtype", "model.compute_dtype"});
+    width(nullptr, "softmax_bytes", {"model.softmax_compute_type"});
 
     Value cluster = Value::map(root.mark());
     const Source devicesAt = in.find({"context.device_num"});

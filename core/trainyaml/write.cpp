@@ -193,8 +193,19 @@ std::string trainYaml(const ResolvedScenario& r, const Value* original) {
     // The FSDP degree below is the whole sharding statement; these would override it.
     for (const char* key : {"dp_replicate", "dp_shard", "micro_batch_num", "optimizer_weight_shard_size"}) acc.erase(key);
 
-    put(sectionOf(doc, "fsdp_config", "fsdp_config"), "dp_shard_size",
-        Value::integer(*e.optimizer_parallel ? *e.optimizer_shard : 1));
+    // AutoModels shards only with FSDP: dp_shard_size shards parameters, gradients and
+    // optimizer states alike. A ZeRO-1/2 strategy has no spelling there, so it is refused
+    // rather than written as the FSDP run it would read back as.
+    if (*e.optimizer_parallel && !*e.grad_shard_as_params)
+        throw SpecError(Diagnostic{r.scenario.markOf("exec.optimizer_parallel"), "exec.optimizer_parallel",
+                                   "HyperParallel's AutoModels trainer shards optimizer states only with FSDP "
+                                   "(fsdp_config.dp_shard_size shards parameters, gradients and states); this strategy "
+                                   "shards " + std::string(*e.grad_shard ? "gradients and states (ZeRO-2)" : "states only (ZeRO-1)") +
+                                   ", which it cannot run: state grad_shard_as_params: true to export FSDP (priced differently)"});
+    Value& fsdp = sectionOf(doc, "fsdp_config", "fsdp_config");
+    put(fsdp, "dp_shard_size", Value::integer(*e.optimizer_parallel ? *e.optimizer_shard : 1));
+    if (*e.optimizer_parallel) put(fsdp, "reshard_after_forward", Value::boolean(*e.reshard_params));
+    put(acc, "loss_parallel", Value::boolean(*e.loss_parallel));
 
     const CheckpointPlan plan = checkpointPlan(r);
     Value& checkpoint = sectionOf(doc, "activation_checkpoint", "activation_checkpoint");

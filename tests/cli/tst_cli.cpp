@@ -152,7 +152,8 @@ private slots:
         QVERIFY(scenario.open(QIODevice::WriteOnly));
         scenario.write("model: llama3-70b\ncluster: {device: h100-sxm, devices: 64}\nexec: {seq_length: 8192}\n"
                        "search:\n  space: {tp: auto, pp: auto, micro_batch_size: [1, 2], sequence_parallel: auto,\n"
-                       "          optimizer_parallel: auto, recompute: [none, full], pp_schedule: [1f1b]}\n"
+                       "          optimizer_parallel: auto, grad_shard_as_params: [true], recompute: [none, full],\n"
+                       "          pp_schedule: [1f1b]}\n"
                        "  constraints: {memory_limit_gb: 72, global_batch_size: 128}\n  keep: 5\n");
         scenario.close();
         const Run json = tessera({"search", "run.yaml", "--json", "--threads", "2", "-o", "train.yaml", "--pick", "2"}, dir.path());
@@ -176,8 +177,16 @@ private slots:
         for (const char* key : {"dp", "tp", "pp", "micro_batch_size", "micro_batch_num"})
             QCOMPARE(exec[key].toInt(), picked[key].toInt());
         QCOMPARE(exec["sequence_parallel"].toBool(), picked["sequence_parallel"].toBool());
+        QCOMPARE(exec["grad_shard_as_params"].toBool(), picked["grad_shard_as_params"].toBool());
         // Nothing the user wrote is overwritten without asking.
         QCOMPARE(tessera({"search", "run.yaml", "-o", "train.yaml"}, dir.path()).code, 1);
+        // A strategy the trainer cannot run (ZeRO-1 without FSDP) is refused by name, not
+        // written as the FSDP run it would read back as.
+        const Run zero1 = tessera({"search", "llama3-70b-h100x64", "-o", dir.filePath("zero1.yaml")});
+        QCOMPARE(zero1.code, 2);
+        QVERIFY2(zero1.err.contains("exec.optimizer_parallel: HyperParallel's AutoModels trainer shards optimizer states only with FSDP"),
+                 qPrintable(zero1.err));
+        QVERIFY(!QFile::exists(dir.filePath("zero1.yaml")));
     }
 
     // Each strategy of `search --json` is an exec section: laid over the scenario's

@@ -7,6 +7,7 @@
 
 #include "doc/emit.h"
 #include "io/scenarioio.h"
+#include "model/estimate.h"
 #include "trainyaml/trainyaml.h"
 #include "resolve/resolve.h"
 
@@ -30,7 +31,8 @@ ResolvedScenario resolveTrain(const Value& train, const std::string& device, std
 
 Value execOf(const std::string& yaml) {
     Diagnostics d;
-    const Value doc = scenarioFromTrainYaml(parseDocument("model: {name: llama}\n" + yaml, "train.yaml", Format::Yaml), "", d);
+    const std::string text = yaml.starts_with("model:") ? yaml : "model: {name: llama}\n" + yaml;  // a row may state its own
+    const Value doc = scenarioFromTrainYaml(parseDocument(text, "train.yaml", Format::Yaml), "", d);
     d.raiseIfAny();
     return *doc.find("exec");
 }
@@ -57,7 +59,14 @@ private slots:
     }
     void roundTrip() {
         QFETCH(QString, preset);
-        const ResolvedScenario r = resolve(presetScenario(preset.toStdString()));
+        Scenario stated = presetScenario(preset.toStdString());
+        if (*resolve(stated).scenario.exec.optimizer_parallel) {
+            // AutoModels shards only with FSDP: a ZeRO-1 strategy is refused by name, and
+            // its FSDP counterpart (what the trainer can run) round-trips.
+            QVERIFY_THROWS_EXCEPTION(SpecError, trainYaml(resolve(stated), nullptr));
+            stated.exec.grad_shard_as_params = true;
+        }
+        const ResolvedScenario r = resolve(stated);
         const std::string written = trainYaml(r, nullptr);
         const Value train = parseDocument(written, "train.yaml", Format::Yaml);
         QVERIFY2(!train.find("context"), "the trainer refuses a context section");
@@ -77,6 +86,7 @@ private slots:
         QCOMPARE(b.sequence_parallel, a.sequence_parallel);
         QCOMPARE(b.optimizer_parallel, a.optimizer_parallel);
         QCOMPARE(b.optimizer_shard, a.optimizer_shard);
+        QCOMPARE(b.grad_shard_as_params, a.grad_shard_as_params);
         QCOMPARE(b.pp_schedule, a.pp_schedule);
         QCOMPARE(b.seq_length, a.seq_length);
         QCOMPARE(b.cp_algo, a.cp_algo);
@@ -121,8 +131,26 @@ private slots:
         QCOMPARE(text(dataset.find("data_config")), text(original.find("dataset")->find("data_config")));
     }
 
+    // HyperParallel's FSDP over dp_shard 2 halves the parameters and gradients a device
+    // holds, as it does the optimizer states (not ZeRO-1, which leaves them whole).
+    void fsdpShardsParametersAndGradients() {
+        const Value original = loadDocument(kData + "/train/llama3-8b-automodels.yaml");
+        const ResolvedScenario fsdp = resolveTrain(original, "h100-sxm", 0, kData + "/train");
+        QVERIFY(*fsdp.scenario.exec.grad_shard_as_params);
+        QVERIFY(*fsdp.scenario.exec.reshard_params);
+        QVERIFY(!*fsdp.scenario.exec.loss_parallel);
+        ResolvedScenario zero1 = fsdp;
+        zero1.scenario.exec.grad_shard_as_params = false;
+        const Estimate a = estimate(fsdp), b = estimate(zero1);
+        const StageMemory &sharded = a.stages.front().memory, &whole = b.stages.front().memory;
+        QVERIFY(std::abs(double(sharded.parameters) * 2 - double(whole.parameters)) <= 2);
+        QVERIFY(std::abs(double(sharded.gradients) * 2 - double(whole.gradients)) <= 2);
+        QCOMPARE(sharded.optimizerStates, whole.optimizerStates);  // sharded over dp_shard either way
+    }
+
     void perLayerPlan() {
         Scenario s = presetScenario("llama3-8b-a100x8");
+        s.exec.grad_shard_as_params = true;  // the preset's ZeRO-1 as the FSDP AutoModels runs
         s.exec.recompute = std::vector<RecomputeRange>{{0, 4, "full", {}}, {4, 26, "none", {}}, {30, std::nullopt, "selective", {}}};
         const ResolvedScenario r = resolve(s);
         const Value train = parseDocument(trainYaml(r, nullptr), "train.yaml", Format::Yaml);
@@ -186,6 +214,17 @@ private slots:
             << "train: {gradient_checkpointing: {activation_checkpoint: none}}" << "recompute" << "- {first: 0, option: none}";
         QTest::newRow("max_grad_norm 0 clips nothing") << "training: {max_grad_norm: 0.0}" << "grad_clip" << "false";
         QTest::newRow("optimizer by _target_") << "optimizer: {_target_: pkg.optim.Muon}" << "optimizer" << "muon";
+        // HyperParallel's dp_shard is FSDP: parameters, gradients and states sharded alike.
+        QTest::newRow("dp_shard_size is FSDP") << "fsdp_config: {dp_shard_size: 4}" << "grad_shard_as_params" << "true";
+        QTest::newRow("reshard_after_forward") << "fsdp_config: {dp_shard_size: 4, reshard_after_forward: false}"
+                                               << "reshard_params" << "false";
+        QTest::newRow("loss_parallel") << "accelerator: {loss_parallel: false}" << "loss_parallel" << "false";
+        // The dtype keys, where the seed's parser reads them (reference §3.5).
+        QTest::newRow("mix_precision param_dtype") << "fsdp_config: {mix_precision: {param_dtype: bfloat16}}" << "param_bytes" << "2";
+        QTest::newRow("param_init_type") << "model: {name: llama, param_init_type: float32}" << "param_bytes" << "4";
+        QTest::newRow("torch_dtype") << "model: {name: llama, torch_dtype: float32}" << "compute_bytes" << "4";
+        QTest::newRow("torch_dtype names the compute dtype") << "model: {name: llama, torch_dtype: bfloat16}" << "compute_dtype" << "bf16";
+        QTest::newRow("softmax_compute_type") << "model: {name: llama, softmax_compute_type: float32}" << "softmax_bytes" << "4";
     }
     void aliases() {
         QFETCH(QString, yaml);
