@@ -11,6 +11,7 @@
 #include "io/specreader.h"
 #include "io/specwriter.h"
 
+#include "io/dtype.h"
 #include "trainyaml/shared.h"
 
 namespace tessera::core {
@@ -20,20 +21,6 @@ namespace fs = std::filesystem;
 
 
 // Reading: the scenario a train.yaml states.
-
-namespace {
-
-}  // namespace
-
-std::optional<DtypeWidth> dtypeOf(std::string_view name) {
-    std::string lower(name);
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-    if (lower.starts_with("torch.")) lower = lower.substr(6);
-    if (lower == "bfloat16" || lower == "bf16") return DtypeWidth{"bf16", 2};
-    if (lower == "float16" || lower == "fp16" || lower == "half") return DtypeWidth{"fp16", 2};
-    if (lower == "float32" || lower == "fp32" || lower == "float") return DtypeWidth{"fp32", 4};
-    return std::nullopt;
-}
 
 namespace {
 

@@ -69,14 +69,6 @@ CheckpointPlan checkpointPlan(const ResolvedScenario& r);
 // `original` is not an AutoModels train.yaml.
 std::string trainYaml(const ResolvedScenario& r, const Value* original);
 
-// A dtype as trainers and the seed spell it ("bfloat16", "torch.float32", "fp16"):
-// Tessera's compute_dtype name and its width in bytes; nullopt for another.
-struct DtypeWidth {
-    std::string name;
-    std::int64_t bytes;
-};
-std::optional<DtypeWidth> dtypeOf(std::string_view name);
-
 // The scenario document (model, exec, cluster) a train.yaml states. Relative
 // model paths resolve against baseDir and are written absolute. cluster.device
 // is never set; cluster.devices only from context.device_num. Problems go to
