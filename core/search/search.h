@@ -28,6 +28,8 @@ struct Candidate {
     std::int64_t dp = 1, tp = 1, pp = 1, vpp = 1, cp = 1, ep = 1, mbs = 1, mbn = 1;
     std::int64_t etp = 1;             // as stated: at most 1 runs experts at tp
     std::int64_t optimizerShard = 0;  // 0: the whole data-parallel group
+    std::int64_t dpShard = 0;         // the searched FSDP degree; 0: dp_shard not searched
+    std::uint32_t placement = 0;      // SearchSpace::placements index, when a placement is stated
     bool sp = false, optimizerSharded = false, gradSharded = false, fsdp = false;
     RecomputeMode recompute = RecomputeMode::None;
     Schedule schedule = Schedule::OneFOneB;

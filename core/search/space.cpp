@@ -16,7 +16,7 @@ std::string scheduleName(Schedule schedule) {
 std::vector<std::size_t> SearchSpace::radix() const {
     return {tp.size(), pp.size(), cp.size(), vpp.size(), ep.size(), mbs.size(), sp.size(),
             optimizerSharded.size(), gradSharded.size(), fsdp.size(), recompute.size(), schedule.size(),
-            etp.size(), optimizerShard.size()};
+            etp.size(), optimizerShard.size(), dpShard.size()};
 }
 
 std::uint64_t SearchSpace::size() const {
@@ -163,6 +163,18 @@ SearchSetup searchSetup(const Scenario& scenario) {
     sp.optimizerSharded = flags(search, "optimizer_parallel", e.optimizer_parallel, varied);
     sp.gradSharded = flags(search, "grad_shard", e.grad_shard, varied);
     sp.fsdp = flags(search, "grad_shard_as_params", e.grad_shard_as_params, varied);
+    // dp_shard states all of the sharding at once: beside an axis or a stated shard
+    // size that says otherwise, one of the two would be dropped.
+    sp.dpShard = counts(search, "dp_shard", std::optional<std::int64_t>(0), divisors(sp.devices, sp.devices), varied);
+    if (axis(search, "dp_shard")) {
+        for (const char* key : {"optimizer_parallel", "grad_shard", "grad_shard_as_params", "optimizer_shard"})
+            if (axis(search, key))
+                d.add(s.markOf("search.space." + std::string(key)), "search.space." + std::string(key),
+                      "the search's dp_shard decides it (1: no sharding; n: FSDP over n ranks): remove one of the two");
+        if (e.optimizer_shard)
+            d.add(s.markOf("exec.optimizer_shard"), "exec.optimizer_shard",
+                  "search.space.dp_shard decides the shard size of every candidate: remove one of the two");
+    }
 
     if (const SearchAxis* a = axis(search, "recompute")) {
         varied.emplace_back("recompute");
@@ -203,19 +215,26 @@ SearchSetup searchSetup(const Scenario& scenario) {
         sp.schedule = {schedule(*e.pp_schedule)};
     }
 
-    // A stated placement of the layers is carried when every candidate has the same
-    // stages and chunks; with pp or vpp searched, which placement each needs is the
-    // planner's question, so it is refused here, by name.
+    // A stated placement of the layers is carried to every candidate whose stages and
+    // chunks it places (an offset per stage fixes pp); the others are refused, as
+    // resolve() refuses them. One that places no candidate's layers is refused here.
     if (e.offset || e.pp_partition) {
         const char* key = e.pp_partition ? "exec.pp_partition" : "exec.offset";
-        if (sp.pp.size() != 1 || sp.vpp.size() != 1) {
-            d.add(s.markOf(key), key, "places layers for one pp and vpp, and the search varies them: state pp and vpp, or "
-                                      "remove the placement");
-        } else {
-            auto placed = partitionLayers(layers, sp.pp.front(), sp.vpp.front(), e.offset, e.pp_partition);
-            if (auto* error = std::get_if<std::string>(&placed)) d.add(s.markOf(key), key, *error);
-            else sp.partition = std::get<Partition>(placed).layers;
-        }
+        std::string lastError;
+        bool any = false;
+        for (std::int64_t p : sp.pp)
+            for (std::int64_t v : sp.vpp) {
+                auto placed = partitionLayers(layers, p, v, e.offset, e.pp_partition);
+                if (auto* error = std::get_if<std::string>(&placed)) {
+                    lastError = *error;
+                    sp.placements.emplace_back();
+                } else {
+                    sp.placements.push_back(std::get<Partition>(placed).layers);
+                    any = true;
+                }
+            }
+        if (!any) d.add(s.markOf(key), key, sp.pp.size() * sp.vpp.size() == 1 ? lastError
+                                            : "places the layers on none of the pp and vpp the search tries (" + lastError + ")");
     }
     d.raiseIfAny();
     return setup;

@@ -27,14 +27,17 @@ struct SearchSpace {
     std::vector<std::int64_t> tp, pp, vpp, cp, ep, mbs;
     std::vector<std::int64_t> etp;             // expert tensor parallelism; <= 1: the dense tp (seed)
     std::vector<std::int64_t> optimizerShard;  // ranks a shard spans; 0: the whole data-parallel group
+    // HyperParallel's FSDP degree; it then decides the three sharding axes. 0: not searched.
+    std::vector<std::int64_t> dpShard;
     std::vector<std::int64_t> dpFilter, mbnFilter;  // empty: any
     std::vector<bool> sp, optimizerSharded, gradSharded, fsdp;
     std::vector<RecomputeMode> recompute;
     std::vector<Schedule> schedule;
     std::vector<std::string> varied;  // exec keys the search varies, for output
-    // The stated placement of layers ([chunk][stage]) every candidate keeps, when pp
-    // and vpp are fixed; empty: the even split.
-    std::vector<std::vector<std::int64_t>> partition;
+    // A stated placement of layers (offset, pp_partition) as each pp and vpp of the
+    // space takes it, [pp index · vpp.size() + vpp index] -> [chunk][stage]; an empty
+    // entry where it places no layers for that shape. Empty: nothing stated, the even split.
+    std::vector<std::vector<std::vector<std::int64_t>>> placements;
 
     std::int64_t devices = 1, globalBatch = 1;
     Bytes memoryLimit = 0;

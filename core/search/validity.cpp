@@ -39,6 +39,7 @@ std::string refusalText(Refusal r) {
     case Refusal::AccumulationOff: return "grad_accumulation: false, but several micro-batches";
     case Refusal::ExpertShardNotDividing: return "expert_shard does not divide the expert data-parallel group";
     case Refusal::DeferredWithoutFsdp: return "deferred_grad_accumulation needs FSDP (grad_shard_as_params)";
+    case Refusal::PlacementNotFitting: return "the stated offset or pp_partition does not place the layers on this pp and vpp";
     case Refusal::Count: break;
     }
     return "?";
@@ -69,6 +70,9 @@ Validity::Validity(const SearchSetup& setup) : m_setup(setup) {
     m_expertShard = e.expert_shard.value_or(0);
     m_accumulationOff = e.grad_accumulation == false;
     m_deferred = *e.deferred_grad_accumulation;
+    const std::vector<std::string>& varied = setup.space.varied;
+    m_spWhereTp = setup.space.sp == std::vector<bool>{true} &&
+                  std::find(varied.begin(), varied.end(), "sequence_parallel") == varied.end();
     // With flash attention the score tensors the rules drop do not exist.
     const OpMask scores = kOpSoftmax | kOpHeadCast | kOpScoreDropout;
     for (int sp = 0; sp < 2; ++sp) {
@@ -86,7 +90,12 @@ Refusal Validity::check(const std::size_t* d, Candidate& c) const {
     c.tp = s.tp[d[0]], c.pp = s.pp[d[1]], c.cp = s.cp[d[2]], c.vpp = s.vpp[d[3]], c.ep = s.ep[d[4]], c.mbs = s.mbs[d[5]];
     c.sp = s.sp[d[6]], c.optimizerSharded = s.optimizerSharded[d[7]], c.gradSharded = s.gradSharded[d[8]];
     c.fsdp = s.fsdp[d[9]], c.recompute = s.recompute[d[10]], c.schedule = s.schedule[d[11]];
-    c.etp = s.etp[d[12]], c.optimizerShard = s.optimizerShard[d[13]];
+    c.etp = s.etp[d[12]], c.optimizerShard = s.optimizerShard[d[13]], c.dpShard = s.dpShard[d[14]];
+    if (c.dpShard > 0) {  // HyperParallel's FSDP degree decides the sharding
+        const bool sharded = c.dpShard > 1;
+        c.optimizerSharded = sharded, c.fsdp = sharded, c.gradSharded = false;
+        c.optimizerShard = sharded ? c.dpShard : 0;
+    }
     // Listed degrees go up to 2^24 each: their product can pass int64 (and then no
     // number of devices is divided by it).
     std::int64_t model = 0;
@@ -95,13 +104,22 @@ Refusal Validity::check(const std::size_t* d, Candidate& c) const {
     c.dp = s.devices / model;
     if (m_heads % c.tp || m_kvHeads % c.tp || (m_linKey && (m_linKey % c.tp || m_linValue % c.tp)))
         return Refusal::HeadsNotDivided;
-    if (c.sp && c.tp == 1) return Refusal::SequenceParallelWithoutTp;
+    // A stated sequence_parallel: true the search does not vary means "where there is
+    // a tensor-parallel group to split over" (Megatron turns it off at tp 1 too).
+    if (c.sp && c.tp == 1) {
+        if (!m_spWhereTp) return Refusal::SequenceParallelWithoutTp;
+        c.sp = false;
+    }
     if (!c.sp && c.tp > 1 && m_setup.input.strategy.tpCommOverlap) return Refusal::TpOverlapWithoutSp;
     if (c.vpp > 1 && c.pp == 1) return Refusal::ChunksWithoutPipeline;
     if (c.schedule == Schedule::Interleaved && c.vpp == 1) return Refusal::ScheduleNeedsChunks;
     if (c.vpp > 1 && c.schedule != Schedule::Interleaved) return Refusal::ChunksNeedInterleaved;
     if (c.vpp > 64) return Refusal::TooManyChunks;
-    if (s.partition.empty() && m_layers % (c.pp * c.vpp) != 0) return Refusal::LayersNotSplit;
+    if (s.placements.empty() && m_layers % (c.pp * c.vpp) != 0) return Refusal::LayersNotSplit;
+    if (!s.placements.empty()) {
+        c.placement = std::uint32_t(d[1] * s.vpp.size() + d[3]);
+        if (s.placements[c.placement].empty()) return Refusal::PlacementNotFitting;
+    }
     if (std::int64_t replicaBatch = 0; __builtin_mul_overflow(c.mbs, c.dp, &replicaBatch) || s.globalBatch % replicaBatch != 0)
         return Refusal::BatchNotDivided;
     c.mbn = s.globalBatch / (c.mbs * c.dp);
@@ -149,7 +167,8 @@ void Validity::fill(const Candidate& c, CostInput& in) const {
     const std::int64_t expertGroup = std::max<std::int64_t>(1, c.dp * c.tp * c.cp / (c.ep * st.etp));
     st.expertShard = c.optimizerSharded ? (m_expertShard > 0 ? m_expertShard : expertGroup) : 1;
     st.schedule = c.schedule;
-    st.partition = m_setup.space.partition;
+    if (m_setup.space.placements.empty()) st.partition.clear();
+    else st.partition = m_setup.space.placements[c.placement];
     st.layerClass.clear();
     RecomputeClass cls;
     if (c.recompute == RecomputeMode::Full) cls.mode = RecomputeClass::Full;

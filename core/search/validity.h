@@ -14,7 +14,7 @@
 
 namespace tessera::core {
 
-inline constexpr std::size_t kAxes = 14;  // SearchSpace::radix()
+inline constexpr std::size_t kAxes = 15;  // SearchSpace::radix()
 
 enum class Refusal : std::uint8_t {
     None,
@@ -49,6 +49,7 @@ enum class Refusal : std::uint8_t {
     AccumulationOff,
     ExpertShardNotDividing,
     DeferredWithoutFsdp,
+    PlacementNotFitting,
     Count
 };
 inline constexpr std::size_t kRefusalReasons = std::size_t(Refusal::Count);
@@ -71,6 +72,7 @@ private:
     std::int64_t m_expertShard = 0;       // stated exec.expert_shard; 0: the whole expert data-parallel group
     bool m_accumulationOff = false;       // stated grad_accumulation: false
     bool m_deferred = false;              // stated deferred_grad_accumulation: true
+    bool m_spWhereTp = false;             // stated sequence_parallel: true, not searched: on where tp > 1
     bool m_selectiveIsNoOp[2] = {false, false};  // [sequence parallel]: the rule drops nothing
 };
 

@@ -14,6 +14,10 @@ std::span<const AxisInfo> searchAxes() {
         {"micro_batch_size", AxisType::Count, true, true},
         {"micro_batch_num", AxisType::Count, true, true},
         {"optimizer_shard", AxisType::Count, true, false},
+        {"dp_shard", AxisType::Count, true, false,
+         "HyperParallel's FSDP degree (fsdp_config.dp_shard_size): 1 shards nothing; n > 1 shards parameters, "
+         "gradients and optimizer states over n data-parallel ranks (optimizer_parallel, grad_shard_as_params, "
+         "optimizer_shard n)"},
         {"expert_shard", AxisType::Count, false, false},
         {"optimizer_parallel", AxisType::Flag, true, true},
         {"grad_shard", AxisType::Flag, true, true},

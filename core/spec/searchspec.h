@@ -1,7 +1,7 @@
 #pragma once
 // SearchSpec: the space a strategy search walks and what it optimises. Each axis
-// names an exec key and lists its candidate values, or is `auto` (every valid
-// value, bounded as the seed's search bounds them: search/space.h). A scenario whose
+// names an exec key (or, dp_shard, a set of them) and lists its candidate values,
+// or is `auto` (every valid value, bounded as the seed's search bounds them: search/space.h). A scenario whose
 // search section names no axis searches the default space (defaultSearchSpace).
 #include <cstdint>
 #include <optional>
@@ -36,6 +36,8 @@ struct AxisInfo {
     // convention (experts at the dense tp; one shard over the whole data-parallel
     // group), so naming them by default would replace a stated value, not search it.
     bool inDefaultSpace;
+    // What the axis varies, for an axis that is not one exec key (empty: exec.<key>).
+    std::string_view help = {};
 };
 // The one list of the exec keys a search section may name, in the order forms and
 // messages show them.

@@ -134,6 +134,24 @@ private slots:
             "search:\n  space: {tp: auto, pp: auto, micro_batch_size: [1, 2, 4, 8, 16, 32, 64], sequence_parallel: auto,\n"
             "          optimizer_parallel: auto, recompute: auto}\n"
             "  constraints: {global_batch_size: 64}\n") << 500;
+        // HyperParallel's FSDP degree (a seed search file's `fsdp` list): 1 shards
+        // nothing, n shards parameters, gradients and optimizer states over n ranks,
+        // within a domain that spans cp.
+        QTest::newRow("dp_shard") << QString(
+            "model: llama3-8b\ncluster: {device: h100-sxm, devices: 32}\n"
+            "exec: {seq_length: 8192, shard_spans_cp: true}\n"
+            "search:\n  space: {tp: auto, pp: [1, 2, 4], cp: [1, 2], dp_shard: [1, 2, 4, 8, 16], micro_batch_size: [1, 2],\n"
+            "          sequence_parallel: auto, recompute: [selective, full]}\n"
+            "  constraints: {global_batch_size: 128}\n") << 900;
+        // What a seed file states beside its lists: a placement for one pp (the others
+        // refused), sequence parallelism on wherever tp > 1, selective recompute by
+        // the seed's rule.
+        QTest::newRow("stated placement, sp where tp > 1") << QString(
+            "model: llama3-8b\ncluster: {device: h100-sxm, devices: 32}\n"
+            "exec: {seq_length: 4096, sequence_parallel: true, offset: [1, 0, 0, -1], selective_rule: hyperparallel}\n"
+            "search:\n  space: {tp: auto, pp: [1, 2, 4, 8], micro_batch_size: [1, 2], optimizer_parallel: auto,\n"
+            "          recompute: [none, selective, full]}\n"
+            "  constraints: {global_batch_size: 128}\n") << 150;
     }
     void everyCandidate() {
         QFETCH(QString, yaml);
