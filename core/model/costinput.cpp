@@ -152,7 +152,7 @@ CostInput runCostInput(const ResolvedScenario& r) {
     run.frozen = *e.frozen;
     run.lossParallel = *e.loss_parallel;
     run.groupedGemm = *e.grouped_gemm;
-    run.capacityFactor = *e.grouped_gemm ? 1.0 : e.capacity_factor.value_or(1.0);  // resolve refuses a factor beside it
+    run.capacityFactor = *e.grouped_gemm ? 1.0 : e.capacity_factor.value_or(1.0);  // dropless: no capacity (priced.h)
     run.sliceRecomputeInput = *e.recompute_slice_activation || *e.shard_activations;
     run.shardActivations = *e.shard_activations;
     run.gradientsHeld = e.grad_accumulation.value_or(true);  // a search's base has no strategy to derive it from

@@ -1,5 +1,7 @@
 #include "model/priced.h"
 
+#include "units/units.h"
+
 namespace tessera::core {
 
 std::span<const UnpricedField> unpricedFields() {
@@ -29,6 +31,11 @@ std::vector<NotPriced> notPriced(const ExecSpec& e) {
     if (e.emb_out_in_offset == true) add("emb_out_in_offset", "true");
     if (e.expert_shard_group == false) add("expert_shard_group", "false");
     if (e.emb_dp_sharded == true) add("emb_dp_sharded", "true");
+    // A field priced in general that says nothing beside another.
+    if (e.capacity_factor && e.grouped_gemm != false)
+        out.push_back({"exec.capacity_factor", numberText(*e.capacity_factor),
+                       "grouped_gemm is true: dropless experts are padded to no capacity (the seed's gmm), so the factor "
+                       "changes nothing; state grouped_gemm: false to price it"});
     return out;
 }
 

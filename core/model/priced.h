@@ -26,7 +26,9 @@ struct NotPriced {
     std::string value;  // as stated: "4", "true"
     std::string why;
 };
-// The fields of `exec` (stated or resolved) that say something the cost model does not price.
+// The fields of `exec` (stated or resolved) that say something the cost model does not
+// price: those of unpricedFields(), and a field priced elsewhere that means nothing
+// beside another (capacity_factor beside grouped_gemm: true).
 std::vector<NotPriced> notPriced(const ExecSpec& exec);
 
 }  // namespace tessera::core

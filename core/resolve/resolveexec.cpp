@@ -56,10 +56,9 @@ void Resolver::resolveExecRun() {
         if (m.position_embedding == "learned" && m.max_position_embeddings && s > *m.max_position_embeddings)
             refuse("exec.seq_length", "learned positions cover " + num(*m.max_position_embeddings) + " tokens, got " + num(s));
     }
+    // Beside grouped_gemm: true a capacity factor changes nothing, and is marked not
+    // priced (model/priced.h), as the seed's own DeepSeek search file states one.
     if (!isMoe(m) && e.capacity_factor) refuse("exec.capacity_factor", "applies to mixture-of-experts models only");
-    else if (e.capacity_factor && *e.grouped_gemm)
-        refuse("exec.capacity_factor", "grouped_gemm is true: dropless experts pad nothing to a capacity (seed: gmm); state "
-                                       "grouped_gemm: false to price a capacity factor");
     // The device must have a peak for the compute dtype.
     if (const DeviceSpec& d = *cluster().device; d.peak_tflops && !d.peak_tflops->contains(*e.compute_dtype))
         refuse("exec.compute_dtype", "the device (" + d.name.value_or("?") + ") has no " + *e.compute_dtype +

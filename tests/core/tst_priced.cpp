@@ -242,6 +242,24 @@ private slots:
         QCOMPARE(QString::fromStdString(reported.front().key), "exec." + key);
         QVERIFY(notPriced(resolve(scenarioFromValue(parseDocument(base, "row.yaml", Format::Yaml), "row.yaml", "")).scenario.exec).empty());
     }
+
+    // A capacity factor beside grouped_gemm: true (dropless experts, the seed's gmm, as
+    // its DeepSeek search file states) pads nothing: it is read, priced as no padding,
+    // and marked - where grouped_gemm: false prices it (the capacity_factor row).
+    void capacityFactorBesideDroplessExpertsIsMarked() {
+        const Outcome plain = price(kMoe, {}), stated = price(kMoe, {"exec.capacity_factor=1.5"});
+        QVERIFY2(stated.refused.empty(), stated.refused.c_str());
+        QVERIFY(sameMemory(plain.estimate, stated.estimate));
+        QCOMPARE(plain.estimate.stepSeconds, stated.estimate.stepSeconds);
+        Value doc = parseDocument(kMoe, "row.yaml", Format::Yaml);
+        applyOverride(doc, "exec.capacity_factor=1.5");
+        const std::vector<NotPriced> reported = notPriced(resolve(scenarioFromValue(doc, "row.yaml", "")).scenario.exec);
+        QCOMPARE(int(reported.size()), 1);
+        QCOMPARE(QString::fromStdString(reported.front().key), QStringLiteral("exec.capacity_factor"));
+        QVERIFY(QString::fromStdString(reported.front().why).contains("dropless"));
+        applyOverride(doc, "exec.grouped_gemm=false");
+        QVERIFY(notPriced(resolve(scenarioFromValue(doc, "row.yaml", "")).scenario.exec).empty());
+    }
 };
 
 QTEST_APPLESS_MAIN(TestPriced)

@@ -19,6 +19,8 @@
 #include "export/report.h"
 #include "forms/scenarioeditor.h"
 #include "forms/specform.h"
+#include "io/overrides.h"
+#include "io/presets.h"
 #include "io/scenarioio.h"
 #include "mainwindow/mainwindow.h"
 #include "search/search.h"
@@ -184,6 +186,29 @@ private slots:
         QVERIFY(row->toolTip().startsWith(QStringLiteral("Not priced: ")));  // still, once evaluated
         QVERIFY(qobject_cast<QPlainTextEdit*>(window.view(QStringLiteral("estimate")))->toPlainText().contains(
             QStringLiteral("Stated but not priced")));
+    }
+
+    // A field priced in general but not beside what else is stated (a capacity factor
+    // beside dropless experts) is greyed while that holds, and says why.
+    void aFieldUnpricedBesideAnotherIsGreyedWhileItHolds() {
+        MainWindow window({}, nullptr, false);
+        tessera::core::Value doc = window.session().document();
+        tessera::core::setAt(doc, "model", *tessera::core::loadPreset(tessera::core::PresetKind::Model, "mixtral-8x7b"));
+        window.session().setScenario(doc, tessera::ui::Change::Import, QStringLiteral("a MoE model"));
+        tessera::ui::SpecForm* exec = window.editor()->execForm();
+        QWidget* row = exec->editor(QStringLiteral("capacity_factor"));
+        QVERIFY(!row->toolTip().contains(QStringLiteral("Not priced")));
+        typeInto(exec, "capacity_factor", QStringLiteral("1.5"));
+        window.session().evaluateNow();
+        QVERIFY(window.session().evaluationIsCurrent());
+        QVERIFY2(row->toolTip().startsWith(QStringLiteral("Not priced here: grouped_gemm is true")), qPrintable(row->toolTip()));
+        QVERIFY(qobject_cast<QPlainTextEdit*>(window.view(QStringLiteral("estimate")))->toPlainText().contains(
+            QStringLiteral("exec.capacity_factor")));
+        doc = window.session().document();
+        tessera::core::setAt(doc, "exec.grouped_gemm", tessera::core::Value::boolean(false));
+        window.session().setScenario(doc, tessera::ui::Change::Edit, QStringLiteral("per-expert GEMMs"));
+        window.session().evaluateNow();
+        QVERIFY2(!row->toolTip().contains(QStringLiteral("Not priced")), qPrintable(row->toolTip()));
     }
 
     // A search of another model is stale, and says so, until it runs again.

@@ -6,6 +6,7 @@
 #include <QScrollArea>
 #include <QToolBox>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "forms/specform.h"
 #include "io/overrides.h"
@@ -100,7 +101,7 @@ ScenarioEditor::ScenarioEditor(Session& session, QWidget* parent) : QWidget(pare
     for (const core::AxisInfo& axis : core::searchAxes()) {
         if (!axis.searched) continue;
         const QString key = viewOf(axis.key);
-        const std::string help = "Candidates for exec." + std::string(axis.key) +
+        const std::string help = "Candidates for " + (axis.help.empty() ? "exec." + std::string(axis.key) : std::string(axis.help)) +
                                  ": auto (every valid value), a list such as [1, 2, 4], or empty to keep the exec value";
         m_space->addRow(core::Field{axis.key, help}, QString());
         if (auto* line = qobject_cast<QLineEdit*>(m_space->editor(key))) line->setPlaceholderText(tr("exec value"));
@@ -154,6 +155,16 @@ void ScenarioEditor::showDocument() {
 void ScenarioEditor::showProblems() {
     const std::vector<core::Diagnostic>& problems = m_session.problems();
     for (SpecForm* form : {m_model, m_exec, m_cluster, m_space, m_constraints, m_search}) form->markProblems(problems);
+    // The fields not priced beside what else the scenario states (the table's own are marked once).
+    std::map<QString, QString> here;
+    if (const std::optional<core::Scenario>& s = m_session.scenario())
+        for (const core::NotPriced& n : core::notPriced(s->exec)) {
+            const QString key = qs(n.key).mid(int(sizeof "exec.") - 1);
+            const bool always = std::any_of(core::unpricedFields().begin(), core::unpricedFields().end(),
+                                            [&](const core::UnpricedField& f) { return viewOf(f.key) == key; });
+            if (!always) here[key] = qs(n.why);
+        }
+    m_exec->setUnpricedHere(here);
     QStringList device;
     for (const core::Diagnostic& d : problems)
         if (d.path.starts_with("cluster.device")) device << qs(d.message);

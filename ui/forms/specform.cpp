@@ -62,7 +62,7 @@ void SpecForm::addRow(core::Field f, const QString& text, QStringList choices) {
     auto* label = new QLabel(key, this);
     label->setToolTip(help);
     m_layout->addRow(label, editor);
-    m_rows[key] = Row{editor, label, help};
+    m_rows[key] = Row{editor, label, help, true, QString()};
     m_order.push_back(key);
 }
 
@@ -142,13 +142,34 @@ void SpecForm::markProblems(const std::vector<core::Diagnostic>& problems) {
                            : key.indexOf(QRegularExpression(QStringLiteral("[.\\[]"))));
         byKey[key] << QString::fromStdString(d.message);
     }
+    m_problems.clear();
     for (auto& [key, row] : m_rows) {
         const auto it = byKey.find(key);
-        const bool bad = it != byKey.end();
-        row.editor->setStyleSheet(bad ? colours::problemBorder() : QString());
-        row.label->setStyleSheet(bad ? colours::problemLabel() : row.priced ? QString() : colours::unpricedLabel());
-        row.editor->setToolTip(bad ? it->second.join(u'\n') + QStringLiteral("\n\n") + row.help : row.help);
+        if (it != byKey.end()) m_problems[key] = it->second;
+        restyle(row, it != byKey.end() ? it->second : QStringList());
     }
+}
+
+void SpecForm::setUnpricedHere(const std::map<QString, QString>& whyByKey) {
+    for (auto& [key, row] : m_rows) {
+        const auto it = whyByKey.find(key);
+        const QString why = it != whyByKey.end() ? it->second : QString();
+        if (why == row.unpricedHere) continue;
+        row.unpricedHere = why;
+        const auto problems = m_problems.find(key);
+        restyle(row, problems != m_problems.end() ? problems->second : QStringList());
+    }
+}
+
+void SpecForm::restyle(Row& row, const QStringList& problems) {
+    const bool bad = !problems.isEmpty();
+    const bool priced = row.priced && row.unpricedHere.isEmpty();
+    QString help = row.help;
+    if (!row.unpricedHere.isEmpty()) help = tr("Not priced here: %1.").arg(row.unpricedHere) + QStringLiteral("\n\n") + help;
+    row.editor->setStyleSheet(bad ? colours::problemBorder() : QString());
+    row.label->setStyleSheet(bad ? colours::problemLabel() : priced ? QString() : colours::unpricedLabel());
+    row.label->setToolTip(help);
+    row.editor->setToolTip(bad ? problems.join(u'\n') + QStringLiteral("\n\n") + help : help);
 }
 
 }  // namespace tessera::ui

@@ -53,6 +53,9 @@ public:
     // A field the cost model does not price (core/model/priced.h): its row is greyed and
     // its tooltip says why, whatever it holds.
     void setNotPriced(const QString& key, const QString& why);
+    // Fields not priced beside what the rest of the scenario states now (key -> why),
+    // greyed like them until it changes; replaces the previous set.
+    void setUnpricedHere(const std::map<QString, QString>& whyByKey);
 
 signals:
     void edited(const QString& key);
@@ -68,8 +71,11 @@ private:
         QLabel* label;
         QString help;      // its meaning, unit, and why it is not priced when it is not
         bool priced = true;
+        QString unpricedHere;  // why it is not priced beside what else is stated; empty: it is
     };
+    void restyle(Row& row, const QStringList& problems);
     std::map<QString, Row> m_rows;
+    std::map<QString, QStringList> m_problems;  // the last markProblems(), by key
     std::vector<QString> m_order;
 };
 
