@@ -146,7 +146,10 @@ private slots:
         QTRY_VERIFY(tp->styleSheet().contains("D50000"));
         QCOMPARE(tp->text(), QString("3"));
         QVERIFY2(tp->toolTip().contains("must divide num_attention_heads (64), got 3"), qPrintable(tp->toolTip()));
-        QCOMPARE(figures->text(), before);  // the last good estimate stays
+        // The last good estimate stays, and says it is not this scenario's.
+        QCOMPARE(figures->text(), "last that priced: " + before);
+        QVERIFY(qobject_cast<QPlainTextEdit*>(window.view("estimate"))->toPlainText().startsWith("This scenario cannot be used:"));
+        QVERIFY(qobject_cast<QPlainTextEdit*>(window.view("estimate"))->toPlainText().contains("Not current: the scenario has "));
         // A valid edit: tp 4 with dp 4 (and the shard and micro-batches to match).
         auto set = [&](const char* key, const char* text) {
             auto* line = qobject_cast<QLineEdit*>(window.editor()->execForm()->editor(key));

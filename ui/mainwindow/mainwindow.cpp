@@ -20,6 +20,7 @@
 
 #include "export/report.h"
 #include "forms/scenarioeditor.h"
+#include "style/palette.h"
 #include "style/reviewmode.h"
 #include "style/text.h"
 #include "views/memoryview.h"
@@ -188,7 +189,9 @@ void MainWindow::showFigures() {
         stepDelta = QStringLiteral(" (%1%2 s)").arg(d >= 0 ? QStringLiteral("+") : QStringLiteral("−")).arg(std::abs(d), 0, 'f', 2);
         peakDelta = QStringLiteral(" (%1 GiB)").arg(gibDeltaText(e.peakMemory, base->peakMemory));
     }
-    m_figures->setText(tr("step %1%7 · %2 tok/s · MFU %3 % · peak %4%8 / %5 GiB %6")
+    const bool current = m_session.notCurrentNote().isEmpty();
+    m_figures->setStyleSheet(current ? QString() : colours::unpricedLabel());
+    m_figures->setText((current ? QString() : tr("last that priced: ")) + tr("step %1%7 · %2 tok/s · MFU %3 % · peak %4%8 / %5 GiB %6")
                            .arg(secondsText(e.stepSeconds), QLocale().toString(qlonglong(std::llround(e.tokensPerSecond))))
                            .arg(e.mfu * 100, 0, 'f', 1)
                            .arg(gibText(e.peakMemory), gibText(e.deviceMemory), e.fits ? QStringLiteral("✓") : tr("over"),

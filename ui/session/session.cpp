@@ -85,6 +85,12 @@ void Session::evaluateNow() {
     emit evaluated();
 }
 
+QString Session::notCurrentNote() const {
+    if (!m_evaluation || m_problems.empty()) return {};
+    return tr("Not current: the scenario has %n problem(s); these are the figures of the last one that priced", nullptr,
+              int(m_problems.size()));
+}
+
 bool Session::load(const QString& pathOrPreset) {
     const std::string id = pathOrPreset.isEmpty() ? std::string(core::kDefaultScenario) : pathOrPreset.toStdString();
     const bool isFile = QFileInfo::exists(pathOrPreset);

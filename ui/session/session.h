@@ -75,6 +75,9 @@ public:
     const std::shared_ptr<const core::Evaluation>& evaluation() const { return m_evaluation; }
     bool evaluationIsCurrent() const { return m_evaluation && m_problems.empty() && !m_pending.isActive(); }
     const std::vector<core::Diagnostic>& problems() const { return m_problems; }
+    // What every view showing evaluation() says while the document has problems (the
+    // figures are of the last scenario that priced); empty while they are its own.
+    QString notCurrentNote() const;
     void evaluateNow();  // a pending edit's evaluation, without waiting for the quiet
     int debounceMs() const { return m_pending.interval(); }
 

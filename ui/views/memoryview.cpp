@@ -9,6 +9,7 @@
 #include "charts/memorychart.h"
 #include "models/stagememorymodel.h"
 #include "session/session.h"
+#include "style/palette.h"
 #include "style/text.h"
 
 namespace tessera::ui {
@@ -20,6 +21,7 @@ MemoryView::MemoryView(Session& session, QWidget* parent) : LazyView(parent), m_
     m_chart->setObjectName(QStringLiteral("memoryChart"));
     layout->addWidget(m_chart, 3);
     m_summary = new QLabel(this);
+    m_summary->setWordWrap(true);  // a long note must not widen the window past the forms
     layout->addWidget(m_summary);
     m_model = new StageMemoryModel(this);
     m_table = new QTableView(this);
@@ -44,6 +46,9 @@ void MemoryView::update() {
                            .arg(gibText(peak.memory.total()), gibText(e.deviceMemory), gibText(peak.memory.activations))
                            .arg(100.0 * double(peak.memory.activations) / double(peak.memory.total()), 0, 'f', 1)
                            .arg(e.fits ? QString() : tr(" · does not fit")));
+    const QString note = m_session.notCurrentNote();
+    if (!note.isEmpty()) m_summary->setText(note + QStringLiteral(" · ") + m_summary->text());
+    m_summary->setStyleSheet(note.isEmpty() ? QString() : colours::problemLabel());
     invalidate();
 }
 
@@ -53,6 +58,8 @@ void MemoryView::rebuild() {
     const core::Estimate* baseline = m_session.baseline() ? &m_session.baseline()->estimate : nullptr;
     QChart* old = m_chart->chart();
     m_chart->setChart(buildMemoryChart(evaluation->estimate, baseline));
+    if (!m_session.notCurrentNote().isEmpty())
+        m_chart->chart()->setTitle(tr("NOT CURRENT (last scenario that priced) · ") + m_chart->chart()->title());
     delete old;
 }
 

@@ -39,7 +39,9 @@ void PipelineView::update() {
     if (!evaluation) return;
     m_timeline->setPipeline(evaluation->pipeline);
     m_timeline->setMaximumHeight(std::max(m_timeline->minimumSizeHint().height(), m_timeline->naturalHeight()));
-    m_timeline->setTitle(timelineTitle(*evaluation, m_session.baseline().get()));
+    const QString note = m_session.notCurrentNote();
+    m_timeline->setTitle((note.isEmpty() ? QString() : note + QStringLiteral(" · ")) +
+                         timelineTitle(*evaluation, m_session.baseline().get()));
     invalidate();
 }
 
@@ -49,6 +51,8 @@ void PipelineView::rebuild() {
     const core::Estimate* baseline = m_session.baseline() ? &m_session.baseline()->estimate : nullptr;
     QChart* old = m_chart->chart();
     m_chart->setChart(buildStepChart(evaluation->estimate, *evaluation->resolved.scenario.exec.micro_batch_num, baseline));
+    if (!m_session.notCurrentNote().isEmpty())
+        m_chart->chart()->setTitle(tr("NOT CURRENT (last scenario that priced) · ") + m_chart->chart()->title());
     delete old;
 }
 

@@ -25,7 +25,14 @@ void TextView::update() {
         return;
     }
     const core::ResolvedScenario& r = evaluation->resolved;
-    setPlainText(qs(m_kind == Estimate ? core::estimateText(r, evaluation->estimate) : core::showText(r)));
+    QString text = qs(m_kind == Estimate ? core::estimateText(r, evaluation->estimate) : core::showText(r));
+    if (const QString note = m_session.notCurrentNote(); !note.isEmpty()) {
+        QStringList problems;
+        for (const core::Diagnostic& d : m_session.problems()) problems << qs(d.text());
+        text = tr("This scenario cannot be used:\n\n%1\n\n%2:\n\n%3")
+                   .arg(problems.join(QLatin1Char('\n')), note, text);
+    }
+    setPlainText(text);
 }
 
 }  // namespace tessera::ui
