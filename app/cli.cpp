@@ -34,13 +34,17 @@ namespace {
 
 // A scenario from a path, or from a scenario preset id when no such file exists,
 // with --set overrides applied to its document before it is read.
-ResolvedScenario loadResolved(const std::string& nameOrPath, const std::vector<std::string>& overrides = {}) {
+Scenario loadStated(const std::string& nameOrPath, const std::vector<std::string>& overrides = {}) {
     std::string baseDir;
     Value document = scenarioDocument(nameOrPath, &baseDir);
     for (const std::string& assignment : overrides) applyOverride(document, assignment);
     std::string name = nameOrPath;
     if (!std::filesystem::exists(nameOrPath)) name = "<preset:scenarios/" + nameOrPath + ">";
-    return resolve(scenarioFromValue(document, name, baseDir));
+    return scenarioFromValue(document, name, baseDir);
+}
+
+ResolvedScenario loadResolved(const std::string& nameOrPath, const std::vector<std::string>& overrides = {}) {
+    return resolve(loadStated(nameOrPath, overrides));
 }
 
 // FILE, --json and --set k=v (or --set=k=v) of show and estimate.
@@ -74,8 +78,17 @@ int cmdValidate(const std::vector<std::string>& files) {
     int status = kExitOk;
     for (const std::string& file : files) {
         try {
-            loadResolved(file);
-            std::cout << file << ": ok\n";
+            const Scenario stated = loadStated(file);
+            try {
+                resolve(stated);
+                std::cout << file << ": ok\n";
+            } catch (const SpecError& asRun) {
+                // A search file (the seed's) need not be one run: it is valid when its search is.
+                if (!stated.search || stated.search->space.empty()) throw;
+                const SearchSetup setup = searchSetup(stated);
+                std::cout << file << ": ok: a search over " << withThousands(std::int64_t(setup.space.size()))
+                          << " candidates (as one run it is not complete: " << asRun.diagnostics().front().path << ")\n";
+            }
         } catch (const FileError& e) {
             printDiagnostics(e);
             status = std::max(status, kExitFailure);
@@ -89,8 +102,16 @@ int cmdValidate(const std::vector<std::string>& files) {
 
 int cmdShow(const std::vector<std::string>& args) {
     const ScenarioArgs a = scenarioArgs("show", args);
-    const ResolvedScenario r = loadResolved(a.file, a.overrides);
-    std::cout << (a.json ? showJson(r) : showText(r));
+    const Scenario stated = loadStated(a.file, a.overrides);
+    try {
+        const ResolvedScenario r = resolve(stated);
+        std::cout << (a.json ? showJson(r) : showText(r));
+    } catch (const SpecError& asRun) {
+        if (!stated.search || stated.search->space.empty()) throw;
+        searchSetup(stated);  // a search that does not start is refused, as `search` refuses it
+        const Diagnostic& first = asRun.diagnostics().front();
+        std::cout << (a.json ? showSearchJson(stated, first) : showSearchText(stated, first));
+    }
     return kExitOk;
 }
 

@@ -130,9 +130,9 @@ void readCluster(const Value& v, Scenario& s, Context& c) {
 Scenario readScenario(const Value& stated, const std::string& name, const std::string& baseDir) {
     Diagnostics d;
     // HyperParallel's search configuration reads as the scenario it describes.
-    const Value root = isSeedSearchConfig(stated) ? scenarioFromSeedSearch(stated, d) : stated;
-    Context c{baseDir, d};
     Scenario s;
+    const Value root = isSeedSearchConfig(stated) ? scenarioFromSeedSearch(stated, d, &s.assumed) : stated;
+    Context c{baseDir, d};
     s.source = name;
     if (!root.isMap()) {
         d.add(root.mark(), "", "a scenario is a mapping with the sections model, exec, cluster and search; got " + root.describe());

@@ -72,6 +72,33 @@ std::string showText(const ResolvedScenario& r) {
     return out + stages + "\n";
 }
 
+std::string showSearchText(const Scenario& s, const Diagnostic& notOneRun) {
+    std::string out = "# " + s.source + ": a search, read as the scenario below. As one run it is not complete\n# (" +
+                      notOneRun.path + ": " + notOneRun.message + ").\n";
+    const std::vector<NotPriced> unpriced = notPriced(s.exec);
+    const CommentFor comment = [&](const std::string& path) {
+        for (const NotPriced& n : unpriced)
+            if (n.key == path) return "not priced: " + n.why;
+        if (auto it = s.assumed.find(path); it != s.assumed.end()) return "imported: " + it->second;
+        return std::string();
+    };
+    return out + toYaml(scenarioValue(s), comment);
+}
+
+std::string showSearchJson(const Scenario& s, const Diagnostic& notOneRun) {
+    nlohmann::ordered_json out;
+    out["source"] = s.source;
+    out["scenario"] = toJson(scenarioValue(s));
+    auto imported = nlohmann::ordered_json::object();
+    for (const auto& [path, why] : s.assumed) imported[path] = why;
+    out["imported"] = imported;
+    out["not_one_run"] = {{"path", notOneRun.path}, {"message", notOneRun.message}};
+    auto unpriced = nlohmann::ordered_json::array();
+    for (const NotPriced& n : notPriced(s.exec)) unpriced.push_back({{"key", n.key}, {"value", n.value}, {"why", n.why}});
+    out["not_priced"] = unpriced;
+    return out.dump(2) + "\n";
+}
+
 std::string showJson(const ResolvedScenario& r) {
     nlohmann::ordered_json out;
     out["source"] = r.scenario.source;

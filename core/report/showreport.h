@@ -15,5 +15,10 @@ Value parametersValue(const ParameterCount& count);
 
 std::string showText(const ResolvedScenario& r);
 std::string showJson(const ResolvedScenario& r);
+// A search file that is not one run (the seed's search yaml states lists, not a
+// strategy): the scenario it reads as, with what its import filled marked, and the
+// first reason it is not one run.
+std::string showSearchText(const Scenario& stated, const Diagnostic& notOneRun);
+std::string showSearchJson(const Scenario& stated, const Diagnostic& notOneRun);
 
 }  // namespace tessera::core

@@ -11,6 +11,7 @@ std::string Filled::text() const {
     case Origin::Family: return why;
     case Origin::Default: return why.empty() ? "default" : "default: " + why;
     case Origin::Derived: return "derived: " + why;
+    case Origin::Imported: return "imported: " + why;
     }
     return why;
 }

@@ -15,7 +15,7 @@
 
 namespace tessera::core {
 
-enum class Origin { Family, Default, Derived };
+enum class Origin { Family, Default, Derived, Imported };
 
 struct Filled {
     Origin origin;

@@ -12,7 +12,10 @@ namespace tessera::core::detail {
 
 class Resolver {
 public:
-    explicit Resolver(const Scenario& stated) { m_out.scenario = stated; }
+    explicit Resolver(const Scenario& stated) {
+        m_out.scenario = stated;
+        for (const auto& [path, why] : stated.assumed) m_out.filled[path] = {Origin::Imported, why};
+    }
 
     ModelSpec& model() { return m_out.scenario.model; }
     ExecSpec& exec() { return m_out.scenario.exec; }

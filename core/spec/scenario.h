@@ -2,7 +2,7 @@
 // A scenario: the model, how it is run, on what, and (optionally) what to search.
 // `marks` remembers where each stated field stood in its file ("exec.tp" ->
 // scenario.yaml:12:7) so that rules spanning several fields can still point at
-// the text; it takes no part in equality.
+// the text; it takes no part in equality, nor does `assumed`.
 #include <map>
 #include <optional>
 #include <string>
@@ -23,6 +23,9 @@ struct Scenario {
 
     std::map<std::string, Mark> marks;
     std::string source;  // file name or "<preset:...>", for messages
+    // Fields an import of another format filled with that format's default, and why
+    // ("exec.seq_length" -> "the seed's training length ..."); no part of equality.
+    std::map<std::string, std::string> assumed;
 
     // The mark of a field, or of its nearest stated parent section.
     Mark markOf(const std::string& path) const;

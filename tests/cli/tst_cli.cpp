@@ -244,8 +244,20 @@ private slots:
         QVERIFY(tessera({"--help"}).out.contains("default space"));
     }
 
-    void searchWithNothingFitting() {
-        const Run r = tessera({"search", kData + "/seed/dense_llm_search.yaml"});
+    // The seed's own file, unedited, finds strategies; with 8 GiB a device, none fits,
+    // and the search says why rather than returning nothing.
+    void searchTheSeedsFile() {
+        const QString file = kData + "/seed/upstream/dense_llm_search.yaml";
+        Run r = tessera({"validate", file});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("ok: a search over 384 candidates"), qPrintable(r.out));
+        r = tessera({"search", file});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.contains("Best strategies:"));
+        r = tessera({"show", file});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("selective_rule: hyperparallel  # imported: the seed's selective recompute"), qPrintable(r.out));
+        r = tessera({"search", file, "--set", "constraint.memory_limit_gb=8"});
         QCOMPARE(r.code, 2);
         QVERIFY(r.out.contains("No strategy fits."));
         QVERIFY(r.out.contains("micro_batch_num is not one of the listed candidates"));

@@ -193,39 +193,6 @@ private slots:
                  qPrintable(QString("best %1 s, stated %2 s").arg(r.top.front().stepSeconds).arg(stated.stepSeconds)));
     }
 
-    // HyperParallel's own search configurations (reference §3.7) run as they are.
-    void seedSearchConfigs_data() {
-        QTest::addColumn<QString>("file");
-        QTest::newRow("dense_llm_search.yaml") << "dense_llm_search.yaml";
-        QTest::newRow("moe_llm_search.yaml") << "moe_llm_search.yaml";
-    }
-    void seedSearchConfigs() {
-        QFETCH(QString, file);
-        const SearchSetup setup = searchSetup(loadScenario(TESSERA_TEST_DATA "/seed/" + file.toStdString()));
-        QCOMPARE(setup.space.memoryLimit, Bytes(60) * GiB);
-        QVERIFY(setup.space.tp.size() == 4 && !setup.space.dpFilter.empty() && !setup.space.mbnFilter.empty());
-        const SearchResult r = runSearch(setup);
-        std::uint64_t refused = 0;
-        for (const auto& [why, n] : r.refused) refused += n;
-        QCOMPARE(refused + r.feasible, r.visited);
-        // As stated, both examples ask for a global batch their dp and micro_batch_num
-        // lists cannot reach with one sequence per micro-batch (128 > 8·4, 256 > 4·8):
-        // the search says so by reason instead of returning nothing silently.
-        QCOMPARE(r.feasible, std::uint64_t(0));
-        QVERIFY(r.refused.contains("micro_batch_num is not one of the listed candidates"));
-        QVERIFY(!r.advice.empty());
-        // Letting the search choose the micro-batches, it finds strategies in the limit.
-        Value doc = loadDocument(TESSERA_TEST_DATA "/seed/" + file.toStdString());
-        doc.find("parallelism")->set("micro_batch_num", Value::string("auto"));
-        const SearchSetup open = searchSetup(scenarioFromValue(doc, "open.yaml", ""));
-        const SearchResult found = runSearch(open);
-        QVERIFY(found.feasible > 0);
-        const Candidate& best = found.top.front();
-        QVERIFY(best.peakMemory <= Bytes(60) * GiB);
-        QVERIFY(std::find(open.space.dpFilter.begin(), open.space.dpFilter.end(), best.dp) != open.space.dpFilter.end());
-        QCOMPARE(best.mbs * best.mbn * best.dp, open.space.globalBatch);
-    }
-
     // Keys the search does not name take the exec section's value.
     void unlistedKeysTakeTheExecValue() {
         const SearchSetup setup = setupOf("model: llama3-8b\ncluster: {device: h100-sxm, devices: 16}\n"

@@ -92,6 +92,24 @@ private slots:
         QSettings().clear();
     }
 
+    // HyperParallel's own search file, unedited: its model, cluster and search replace
+    // the scenario, and its search runs and finds strategies in its memory limit.
+    void openingASeedSearchFileTakesItsSearch() {
+        tessera::ui::MainWindow window({}, nullptr, false);
+        window.setNeverAsk(true);
+        window.openFile(QStringLiteral(TESSERA_TEST_DATA "/seed/upstream/dense_llm_search.yaml"));
+        auto* hidden = qobject_cast<QLineEdit*>(window.editor()->modelForm()->editor("hidden_size"));
+        QCOMPARE(hidden->text(), QString("4096"));
+        const tessera::core::Value* space = window.session().document().find("search")->find("space");
+        QVERIFY(space && space->find("dp_shard"));
+        QSignalSpy done(&window, &tessera::ui::MainWindow::searchFinished);
+        window.startSearch();
+        QVERIFY(done.wait(60000));
+        QVERIFY(window.session().search() && window.session().search()->result.feasible > 0);
+        QVERIFY(window.isDirty());
+        QSettings().clear();
+    }
+
     void openingAnHfConfigReplacesTheModel() {
         tessera::ui::MainWindow window({});
         window.setNeverAsk(true);

@@ -32,6 +32,7 @@
 #include "export/report.h"
 #include "export/savefile.h"
 #include "io/hfimport.h"
+#include "io/seedsearch.h"
 #include "io/overrides.h"
 #include "io/scenarioio.h"
 #include "mainwindow/mainwindow.h"
@@ -103,9 +104,25 @@ void MainWindow::importInto(const QString& path, const core::Value& document) {
     try {
         const core::Scenario read = core::scenarioFromValue(document, path.toStdString(), QFileInfo(path).absolutePath().toStdString());
         m_session.setScenario(core::scenarioValue(read), Change::Import, tr("import %1").arg(QFileInfo(path).fileName()));
-        statusBar()->showMessage(tr("Imported %1 (Edit ▸ Undo takes it back)").arg(path), 5000);
+        // Its problems stay in view (a search file is not one run until a strategy is picked).
+        if (m_session.problems().empty()) statusBar()->showMessage(tr("Imported %1 (Edit ▸ Undo takes it back)").arg(path), 5000);
+        else statusBar()->showMessage(tr("Imported %1; ").arg(QFileInfo(path).fileName()) + statusBar()->currentMessage());
     } catch (const core::SpecError& e) {
         warn(tr("Not imported"), tr("%1 cannot be used:\n\n%2").arg(path, qs(e.what())));
+    }
+}
+
+namespace {
+// A HyperParallel (AutoModels) train.yaml: its run sections.
+bool isTrainYaml(const core::Value& doc) { return doc.isMap() && (doc.find("accelerator") || doc.find("fsdp_config")); }
+}  // namespace
+
+bool MainWindow::isForeign(const QString& path) {
+    try {
+        const core::Value doc = core::loadDocument(path.toStdString());
+        return core::isHfConfig(doc) || core::isSeedSearchConfig(doc) || isTrainYaml(doc);
+    } catch (const core::SpecError&) {
+        return false;  // load() reports it
     }
 }
 
@@ -127,7 +144,7 @@ void MainWindow::openFile(const QString& path) {
     }
     // A HyperParallel train.yaml states a run: take it, on the device shown now (and
     // the device count shown, unless the file states its own).
-    if (doc.isMap() && (doc.find("accelerator") || doc.find("fsdp_config"))) {
+    if (isTrainYaml(doc)) {
         core::TrainCluster cluster;
         if (const core::Value* c = m_session.document().find("cluster"); c && c->isMap()) {
             if (const core::Value* device = c->find("device")) cluster.device = *device;
@@ -138,6 +155,14 @@ void MainWindow::openFile(const QString& path) {
         const core::Value run = core::trainScenario(doc, dir.toStdString(), cluster, d);
         if (!d.empty()) return warn(tr("Not imported"), tr("%1 cannot be used:\n\n%2").arg(path, qs(core::SpecError(d.list()).what())));
         return importInto(path, run);
+    }
+    // HyperParallel's search configuration states a model, a cluster and a search:
+    // the scenario it reads as replaces the one shown.
+    if (core::isSeedSearchConfig(doc)) {
+        core::Diagnostics d;
+        const core::Value scenario = core::scenarioFromSeedSearch(doc, d);
+        if (!d.empty()) return warn(tr("Not imported"), tr("%1 cannot be used:\n\n%2").arg(path, qs(core::SpecError(d.list()).what())));
+        return importInto(path, scenario);
     }
     if (!confirmDiscard()) return;
     load(path);

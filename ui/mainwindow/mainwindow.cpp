@@ -104,7 +104,10 @@ MainWindow::MainWindow(const QString& scenarioPath, QWidget* parent, bool restor
     if (restore) restoreSession();
     // No file named: reopen the last one, else the built-in default scenario.
     const QString last = restore ? QSettings().value(QStringLiteral("session/path")).toString() : QString();
-    load(!scenarioPath.isEmpty() ? scenarioPath : QFileInfo::exists(last) ? last : QString());
+    // Another tool's file named on the command line is imported, as File ▸ Open imports it.
+    const bool foreign = !scenarioPath.isEmpty() && isForeign(scenarioPath);
+    load(!scenarioPath.isEmpty() && !foreign ? scenarioPath : QFileInfo::exists(last) ? last : QString());
+    if (foreign) openFile(scenarioPath);
 }
 
 void MainWindow::buildMenus() {

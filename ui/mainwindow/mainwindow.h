@@ -103,6 +103,9 @@ private:
     bool confirmDiscard();
     void warn(const QString& title, const QString& text);
     void importInto(const QString& path, const core::Value& document);
+    // A file of another tool's format (config.json, train.yaml, a seed search file),
+    // which openFile() imports rather than loads.
+    static bool isForeign(const QString& path);
     void addRecent(const QString& path);
     void rebuildRecentMenu();
     void saveSession() const;
