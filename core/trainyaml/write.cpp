@@ -173,6 +173,12 @@ std::string trainYaml(const ResolvedScenario& r, const Value* original) {
     else if (Value* model = doc.find("model"); model && model->isMap() && model->find("config_overrides"))
         if (Value* overrides = model->find("config_overrides"); overrides->isMap()) overrides->erase("offset");
 
+    // Every section written below is made here, in the order a new one is appended:
+    // a reference into the document stays valid only while nothing is added beside it,
+    // so no later sectionOf() may grow `doc` under a reference still in use.
+    for (const char* section : {"training", "accelerator", "fsdp_config", "activation_checkpoint", "dataset"})
+        (void)sectionOf(doc, section, section);
+
     Value& training = sectionOf(doc, "training", "training");
     put(training, "global_batch_size", Value::integer(gbs));
     put(training, "micro_batch_size", Value::integer(mbs));

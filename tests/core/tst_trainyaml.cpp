@@ -131,6 +131,27 @@ private slots:
         QCOMPARE(text(dataset.find("data_config")), text(original.find("dataset")->find("data_config")));
     }
 
+    // A train.yaml without the sections the strategy is written into gets them
+    // appended, and what is written before a section is added stays in place: the
+    // writer once kept a reference into the accelerator section across appending
+    // fsdp_config and wrote loss_parallel through freed memory (fuzz_trainyaml).
+    void sectionsItLacksAreAppended() {
+        const Value original = parseDocument("model: {name: llama, config_overrides: {hidden_size: 512, num_hidden_layers: 4,\n"
+                                             "  num_attention_heads: 8, intermediate_size: 1024, vocab_size: 32000}}\n"
+                                             "training: {global_batch_size: 16, micro_batch_size: 1}\n"
+                                             "accelerator: {tp_size: 2, loss_parallel: true}\n"
+                                             "dataset: {data_transform: {max_seq_len: 2048}}\n",
+                                             "train.yaml", Format::Yaml);
+        const ResolvedScenario r = resolveTrain(original, "h100-sxm", 8);
+        const Value out = parseDocument(trainYaml(r, &original), "out.yaml", Format::Yaml);
+        QCOMPARE(keysOf(out), std::string("model training accelerator dataset fsdp_config activation_checkpoint"));
+        const Value& acc = *out.find("accelerator");
+        QCOMPARE(acc.find("tp_size")->asInt(), std::int64_t{2});
+        QVERIFY(acc.find("loss_parallel")->asBool());
+        QCOMPARE(out.find("fsdp_config")->find("dp_shard_size")->asInt(), std::int64_t{1});
+        QCOMPARE(out.find("dataset")->find("data_transform")->find("max_seq_len")->asInt(), std::int64_t{2048});
+    }
+
     // HyperParallel's FSDP over dp_shard 2 halves the parameters and gradients a device
     // holds, as it does the optimizer states (not ZeRO-1, which leaves them whole).
     void fsdpShardsParametersAndGradients() {
