@@ -14,15 +14,6 @@ namespace tessera::core {
 
 namespace {
 
-// Saturates at 2^60 bytes (1 EiB): hostile sizes (seq_length 2^40) put a term past
-// int64, where the cast is undefined and gave negative byte counts
-// (tests/data/fuzz/guardrails/seq-length-2e40.yaml).
-// 1 EiB is past any device, and seven terms at that cap still add up inside int64.
-constexpr Bytes kMaxCountedBytes = Bytes{1} << 60;
-Bytes wholeBytes(double bytes) {
-    return bytes < double(kMaxCountedBytes) ? static_cast<Bytes>(std::ceil(bytes - 1e-6)) : kMaxCountedBytes;
-}
-
 // Whether stage `stage` holds the same layers, kind by kind, as the stage before it:
 // then both have one body (the middle stages of an even split).
 bool sameLayers(const detail::StageContext& ctx, std::int64_t stage) {
@@ -69,7 +60,7 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
         activations += double(inFlightChunkForwards(shape, int(stage), 0)) * body.embeddingKept +
                        double(inFlightChunkForwards(shape, int(stage), int(v - 1))) * body.outputKept;
         StageMemory mem = body.memory;
-        mem.activations = wholeBytes(activations);
+        mem.activations = detail::wholeBytes(activations);
         const StageTime& time = body.time;
 
         const double X = time.perMicroBatch();
@@ -101,7 +92,7 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
 
     const double makespan = pipelineMakespan(shape, sumX, maxX, sumF, maxF, sumB, maxB);
     summary.stepSeconds = makespan + maxTail;
-    summary.fits = summary.peakMemory <= run.memoryBudget && summary.peakMemory < kMaxCountedBytes;  // a capped term fits nothing
+    summary.fits = summary.peakMemory <= run.memoryBudget && summary.peakMemory < detail::kMaxCountedBytes;  // a capped term fits nothing
     if (detail) {
         Estimate& e = *detail;
         const double s = double(run.seq), devices = double(st.dp * st.tp * st.pp * st.cp);

@@ -13,15 +13,6 @@ using namespace knobs;
 
 namespace {
 
-// Saturates at 2^60 bytes (1 EiB): hostile sizes (seq_length 2^40) put a term past
-// int64, where the cast is undefined and gave negative byte counts
-// (tests/data/fuzz/guardrails/seq-length-2e40.yaml).
-// 1 EiB is past any device, and seven terms at that cap still add up inside int64.
-constexpr Bytes kMaxCountedBytes = Bytes{1} << 60;
-Bytes wholeBytes(double bytes) {
-    return bytes < double(kMaxCountedBytes) ? static_cast<Bytes>(std::ceil(bytes - 1e-6)) : kMaxCountedBytes;
-}
-
 std::int64_t paddedVocab(std::int64_t vocab, std::int64_t tp) {
     const std::int64_t multiple = kVocabPadMultiple * tp;
     return (vocab + multiple - 1) / multiple * multiple;
@@ -81,7 +72,23 @@ void StageContext::countPairs(std::int64_t start, std::int64_t n, std::int64_t* 
         ++counts[m.layerKind[std::size_t(i)] * classes + in.strategy.layerClass[std::size_t(i)]];
 }
 
-StageBody stageBody(StageContext& ctx, std::int64_t stage) {
+StageRanges strategyRanges(const StageContext& ctx, std::int64_t stage) {
+    StageRanges r;
+    for (std::int64_t chunk = 0; chunk < ctx.in.strategy.vpp; ++chunk) {
+        r.start[std::size_t(chunk)] = ctx.chunkStart(chunk, stage);
+        r.count[std::size_t(chunk)] = ctx.chunkLayers(chunk, stage);
+    }
+    return r;
+}
+
+StageBody stageBody(StageContext& ctx, std::int64_t stage) { return stageBody(ctx, stage, strategyRanges(ctx, stage)); }
+
+double exposedReduce(const RunSettings& run, double reduceSeconds, double lastBackward) {
+    return run.overlappedGradReduce ? std::max((1 - kDpOverlap) * reduceSeconds, reduceSeconds - lastBackward)
+                                    : reduceSeconds;
+}
+
+StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ranges) {
     const CostInput& in = ctx.in;
     const ModelShape& m = in.model;
     const Strategy& st = in.strategy;
@@ -98,8 +105,8 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage) {
     double tableParams = 0, working = 0, epBuffer = 0, cpBuffer = 0, maxLayerSplit = 0;
     std::int64_t counts[kMaxPairs];
     for (std::int64_t chunk = 0; chunk < v; ++chunk) {
-        std::int64_t n = ctx.chunkLayers(chunk, stage);
-        const std::int64_t start = ctx.chunkStart(chunk, stage);
+        std::int64_t n = ranges.count[std::size_t(chunk)];
+        const std::int64_t start = ranges.start[std::size_t(chunk)];
         if (last && chunk == v - 1 && !st.mtpOnStages) n += m.mtpLayers;  // MTP after the body
         b.layers += n;
         ctx.countPairs(start, n, counts);
@@ -138,12 +145,17 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage) {
     // vocab_emb_dp: without pipelining the table runs data parallel, whole on each rank and
     // with no TP reduction (seed derive.py shard_embed: 1 if vocab_emb_dp and P = 1, else T).
     const bool embedWhole = run.vocabEmbDp && p == 1 && st.tp > 1;
-    if (first || (last && m.mtpLayers > 0 && p > 1))
-        tableParams += vocab * h / (first && embedWhole ? 1 : t) + (first && m.learnedPositions ? double(m.maxPositions) * h : 0);
+    if (first) {
+        b.head.params = vocab * h / (embedWhole ? 1 : t) + (m.learnedPositions ? double(m.maxPositions) * h : 0);
+        tableParams += b.head.params;
+    } else if (last && m.mtpLayers > 0 && p > 1) {
+        tableParams += vocab * h / t;
+    }
     if (first && embedWhole) {
         b.embeddingKept = kTokenIdBytes * T + (m.hiddenDropout > 0 ? run.dropoutBytes * T * h / spd : 0);
         const double lookup = memorySeconds(Bc * T * h * 2, dev);
         time.forward += lookup, time.backward += lookup;
+        b.head.forward = b.head.backward = lookup;
     } else if (first) {
         b.embeddingKept = kTokenIdBytes * T + (m.hiddenDropout > 0 ? run.dropoutBytes * T * h / spd : 0);
         // (No GEMM to hide it under: userbuffers overlap covers the linear layers only.)
@@ -153,17 +165,22 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage) {
         time.backward += lookup + (1 - kTpOverlap) * ar.seconds;
         time.communication += 2 * (1 - kTpOverlap) * ar.seconds;
         time.tp += 2 * ar.seconds;
+        b.head.forward = b.head.backward = lookup + (1 - kTpOverlap) * ar.seconds;
     }
+    b.head.kept = b.embeddingKept;
     // The output layer and loss on the last stage, once more per MTP depth.
     if (last) {
-        if (!run.tiedTables || p > 1) tableParams += vocab * h / t;  // the run's tie (exec.tie_embeddings)
+        const double tailStart = time.forward + time.backward + time.weightGrad;
+        if (!run.tiedTables || p > 1) tableParams += vocab * h / t, b.tail.params += vocab * h / t;  // exec.tie_embeddings
         b.params += m.layerNorm ? 2 * h : h;  // the final norm
+        b.tail.params += m.layerNorm ? 2 * h : h;
+        const double forwardStart = time.forward;
         const double heads = 1 + double(m.mtpLayers);
         const double logits = T * vocab / (run.lossParallel ? t : 1);
         // shard_activations: the output layer's inputs are kept TP-sharded too (seed derive.py shard_output_activ).
         const double between = st.sp ? spd : run.shardActivations ? t : 1.0;
         b.outputKept = heads * (run.normBytes * T * h / between + Bc * T * h / between + (Bc + kLossLogitBytes) * logits);
-        working += Bc * logits;  // the logits' gradient
+        b.workingRest += Bc * logits;  // the logits' gradient
         const double gemm = matmulSeconds(2 * T * h * vocab / t, dev);
         const double loss = memorySeconds((Bc + kLossLogitBytes) * logits * 3, dev);
         time.forward += heads * (gemm + loss);
@@ -174,6 +191,9 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage) {
             time.forward += gather, time.communication += gather, time.tp += gather;
         }
         b.modelFlopsForward += heads * 2 * s * double(st.mbs) * h * double(m.vocab);
+        b.tail.forward = time.forward - forwardStart;
+        b.tail.backward = time.forward + time.backward + time.weightGrad - tailStart - b.tail.forward;
+        b.tail.kept = b.outputKept;
     }
     b.params += tableParams;
     const double params = b.params, expertParams = b.expertParams;
@@ -202,12 +222,13 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage) {
     mem.buffers = wholeBytes(buffers);
     if (st.fsdp) {
         const double gathered = st.reshard ? double(kFsdpGatheredLayers) * maxLayerSplit : params + expertParams;
-        working += gathered * Bp * (1 - 1 / R);
+        b.workingRest += gathered * Bp * (1 - 1 / R);
     }
     // deferred_grad_accumulation: FSDP holds each micro-batch's reduce-scattered gradients
     // until its backward ends, then adds them (HyperParallel), a second gradient shard.
-    if (st.fsdp && run.deferredGradAccumulation) working += (params / R + expertParams / Re) * Bg;
-    mem.working = wholeBytes(working);
+    if (st.fsdp && run.deferredGradAccumulation) b.workingRest += (params / R + expertParams / Re) * Bg;
+    b.workingLayers = working;
+    mem.working = wholeBytes(working + b.workingRest);
     // Kept free, as the seed adds its 1 GiB safety buffer to every stage (reference §4.1.2).
     mem.reserve = run.reserve;
 
@@ -237,9 +258,9 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage) {
         // seed's share; the parameter gather overlaps the next step's first forward.
         // overlapped_grad_reduce: false reduces after the backward, all of it exposed.
         const double lastBackward = time.backward + time.weightGrad + time.recompute;
-        const double reduceExposed =
-            run.overlappedGradReduce ? std::max((1 - kDpOverlap) * time.dp, time.dp - lastBackward) : time.dp;
-        time.dpExposed = reduceExposed + (1 - kParamGatherOverlap) * paramGather;
+        b.reduceSeconds = time.dp;
+        b.gatherExposed = (1 - kParamGatherOverlap) * paramGather;
+        time.dpExposed = exposedReduce(run, time.dp, lastBackward) + b.gatherExposed;
         time.dp += paramGather;
         time.optimizer = memorySeconds((params / R + expertParams / Re) * (Bg + 2 * stateBytes + 2 * mainBytes + Bp), dev);
         // grad_clip: the global norm reads every local gradient once more (its all-reduce is

@@ -6,12 +6,23 @@
 // each chunk's saved activations by the micro-batches the schedule keeps in flight
 // and reuses one body for the identical middle stages of an even split.
 #include <array>
+#include <cmath>
 #include <cstdint>
 
 #include "model/estimate.h"
 #include "model/layercost.h"
 
 namespace tessera::core::detail {
+
+// Saturates at 2^60 bytes (1 EiB): hostile sizes (seq_length 2^40) put a term past
+// int64, where the cast is undefined and gave negative byte counts
+// (tests/data/fuzz/guardrails/seq-length-2e40.yaml). 1 EiB is past any device, and
+// seven terms at that cap still add up inside int64.
+inline constexpr Bytes kMaxCountedBytes = Bytes{1} << 60;
+// A term as whole bytes, rounded up once.
+inline Bytes wholeBytes(double bytes) {
+    return bytes < double(kMaxCountedBytes) ? static_cast<Bytes>(std::ceil(bytes - 1e-6)) : kMaxCountedBytes;
+}
 
 inline constexpr std::size_t kMaxPairs = 64;   // layer kinds x recompute classes
 inline constexpr std::size_t kMaxChunks = 64;  // virtual pipeline chunks per stage (resolve refuses more)
@@ -38,6 +49,14 @@ private:
     std::array<bool, kMaxPairs> m_have{};
 };
 
+// One end of the model on a stage: the embedding (head) or the final norm, output
+// layer and loss (tail), for the pipeline balancer's descriptions (core/plan).
+struct StageEnd {
+    double forward = 0, backward = 0;  // one micro-batch, seconds (the tail's backward includes its dW)
+    double params = 0;                 // elements on one device
+    double kept = 0;                   // saved per micro-batch in flight, bytes
+};
+
 struct StageBody {
     std::int64_t layers = 0;
     std::array<double, kMaxChunks> kept;  // saved activations of one micro-batch, per chunk
@@ -46,8 +65,27 @@ struct StageBody {
     StageMemory memory;                        // all but activations
     StageTime time;
     double modelFlopsForward = 0;              // this stage's share, whole micro-batch
+    // Unrounded parts the planner (core/plan) recombines when it changes what the
+    // layers recompute: the working set's largest layer term and the rest of it, the
+    // gradient reduction before overlap, and the parameter gather left exposed.
+    double workingLayers = 0, workingRest = 0;
+    double reduceSeconds = 0, gatherExposed = 0;
+    StageEnd head, tail;
 };
 
+// The layers of a stage: per chunk, its first layer in model order and how many.
+struct StageRanges {
+    std::array<std::int64_t, kMaxChunks> start{}, count{};
+};
+StageRanges strategyRanges(const StageContext& ctx, std::int64_t stage);
+
+// The stage as the strategy's partition places it, or holding `ranges`.
 StageBody stageBody(StageContext& ctx, std::int64_t stage);
+StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ranges);
+
+// The gradient reduction a stage leaves exposed after its last backward: all of it
+// when the run does not overlap it (overlapped_grad_reduce: false), else what the
+// backward cannot hide, and never less than the seed's share (coefficients.h kDpOverlap).
+double exposedReduce(const RunSettings& run, double reduceSeconds, double lastBackward);
 
 }  // namespace tessera::core::detail

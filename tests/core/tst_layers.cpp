@@ -26,9 +26,10 @@ const std::map<std::string, int> kCoreRanks = {
     {"pipeline", 4}, // stage partitions, schedules as events, closed forms
     {"resolve", 5},  // stated -> resolved scenario, provenance, rules across fields
     {"model", 6},    // the cost model, Evaluation
-    {"search", 7},   // the strategy space, validity, the search, one spelling of a strategy
-    {"trainyaml", 8},// HyperParallel train.yaml both ways
-    {"report", 9},   // what show, estimate and search print
+    {"plan", 7},     // planning inside a strategy: partition, recompute per layer, PPB
+    {"search", 8},   // the strategy space, validity, the search, one spelling of a strategy
+    {"trainyaml", 9},// HyperParallel train.yaml both ways
+    {"report", 10},   // what show, estimate and search print
 };
 const std::map<std::string, int> kUiRanks = {
     {"style", 0},                                               // colours, fonts, review mode

@@ -1,0 +1,404 @@
+#include "plan/planner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "model/estimate.h"
+#include "model/layercost.h"
+#include "plan/stagecost.h"
+
+namespace tessera::core {
+
+using plan::LayerType;
+using plan::OptionCost;
+using plan::StageChoice;
+using plan::StageSolver;
+
+RecomputeClass planOptionClass(PlanOption option, OpMask keep) {
+    switch (option) {
+    case PlanOption::None: return {};
+    case PlanOption::Slct: return {RecomputeClass::Selective, keep};
+    case PlanOption::Comm: return {RecomputeClass::Selective, static_cast<OpMask>(kOpAll & ~kOpGather)};
+    case PlanOption::Both: return {RecomputeClass::Selective, static_cast<OpMask>(keep & ~kOpGather)};
+    case PlanOption::Full: return {RecomputeClass::Full, kOpAll};
+    }
+    return {};
+}
+
+void applyPlan(const Plan& plan, Strategy& st) {
+    st.partition = plan.partition;
+    st.classes = plan.classes;
+    st.layerClass = plan.layerClass;
+}
+
+namespace {
+
+std::uint8_t addClass(std::vector<RecomputeClass>& classes, std::vector<std::string>& names, const RecomputeClass& c,
+                      const std::string& name) {
+    auto it = std::find(classes.begin(), classes.end(), c);
+    if (it != classes.end()) return std::uint8_t(it - classes.begin());
+    classes.push_back(c), names.push_back(name);
+    return std::uint8_t(classes.size() - 1);
+}
+
+// Options no layer is better off with: another keeps no more, recomputes no longer and
+// has no larger working set (on a tie the earlier class, in the seed's order, stays).
+std::vector<OptionCost> undominated(const std::vector<OptionCost>& all) {
+    std::vector<OptionCost> out;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        bool beaten = false;
+        for (std::size_t j = 0; j < all.size() && !beaten; ++j) {
+            if (i == j) continue;
+            const OptionCost &a = all[j], &b = all[i];
+            const bool noWorse = a.kept <= b.kept && a.recompute <= b.recompute && a.working <= b.working;
+            const bool tie = a.kept == b.kept && a.recompute == b.recompute && a.working == b.working;
+            beaten = noWorse && (!tie || j < i);
+        }
+        if (!beaten) out.push_back(all[i]);
+    }
+    return out;
+}
+
+// A partial plan of the first stages: the sums and maxima of their times that the
+// step's formula reads, and where it came from.
+struct Label {
+    double sumX = 0, sumF = 0, maxX = 0, maxF = 0, maxB = 0, maxTail = 0;
+    std::int32_t from = -1, fromLabel = -1;
+};
+
+// Whether a is no worse than b in everything the step's formula reads (`gpipe`: the
+// forward and backward maxima; otherwise the stage-time maximum).
+bool covers(const Label& a, const Label& b, bool gpipe) {
+    if (a.sumX > b.sumX || a.maxTail > b.maxTail) return false;
+    return gpipe ? a.maxF <= b.maxF && a.maxB <= b.maxB : a.maxX <= b.maxX;
+}
+
+void insert(std::vector<Label>& front, const Label& x, bool gpipe) {
+    for (const Label& y : front)
+        if (covers(y, x, gpipe)) return;
+    std::erase_if(front, [&](const Label& y) { return covers(x, y, gpipe); });
+    front.push_back(x);
+}
+
+}  // namespace
+
+Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget) {
+    Plan out;
+    out.budget = budget > 0 ? budget : in.run.memoryBudget;
+    const Strategy& st = in.strategy;
+    const ModelShape& m = in.model;
+    const std::int64_t p = st.pp, v = st.vpp;
+    const std::int64_t placed = m.bodyLayers + (st.mtpOnStages ? m.mtpLayers : 0);
+    const std::int64_t extraLast = st.mtpOnStages ? 0 : m.mtpLayers;  // MTP after the last chunk
+    const std::size_t layers = m.layerKind.size();
+    if (placed < p * v) {
+        out.why = std::to_string(placed) + " layers cannot fill pp·vpp = " + std::to_string(p * v) + " chunks";
+        return out;
+    }
+
+    // The planner's classes: NONE first, then the options it may choose, or the strategy's own.
+    CostInput work = in;
+    std::vector<std::string> names;
+    work.strategy.classes.clear();
+    addClass(work.strategy.classes, names, RecomputeClass{}, kPlanOptionNames[0]);
+    std::vector<std::uint8_t> statedClass(st.classes.size(), 0);
+    if (request.recompute) {
+        for (std::size_t o = 0; o < kPlanOptions; ++o)
+            addClass(work.strategy.classes, names, planOptionClass(PlanOption(o), request.selectiveKeep), kPlanOptionNames[o]);
+    } else {
+        for (std::size_t c = 0; c < st.classes.size(); ++c)
+            statedClass[c] = addClass(work.strategy.classes, names, st.classes[c], "STATED");
+    }
+    work.strategy.layerClass.clear();
+    work.strategy.partition.clear();
+    const std::vector<RecomputeClass>& classes = work.strategy.classes;
+    if (m.kinds.size() * classes.size() > detail::kMaxPairs) {
+        out.why = "too many layer kinds and recompute classes to plan";
+        return out;
+    }
+
+    // Layer types and what each option costs a layer of that type.
+    const GroupLinks links = groupLinks(work.strategy, in.device.perNode);
+    std::vector<std::vector<OptionCost>> kindCosts(m.kinds.size());
+    for (std::size_t k = 0; k < m.kinds.size(); ++k)
+        for (std::size_t c = 0; c < classes.size(); ++c) {
+            const LayerCost lc = layerCost(work, m.kinds[k], classes[c], links);
+            kindCosts[k].push_back({std::uint8_t(c), lc.kept, lc.recompute, lc.keptNone - lc.kept + lc.gradBuffer + lc.gatheredInput});
+        }
+    std::vector<double> baseTime(m.kinds.size(), 0);  // a layer's time without recompute
+    for (std::size_t k = 0; k < m.kinds.size(); ++k) {
+        const LayerCost lc = layerCost(work, m.kinds[k], classes[0], links);
+        baseTime[k] = lc.forward + lc.backwardInput + lc.backwardWeight;
+    }
+    std::vector<LayerType> types;
+    std::vector<std::uint8_t> typeOf(layers, 0);
+    {
+        std::vector<std::pair<std::size_t, std::uint8_t>> seen;  // (kind, class or 255: every option)
+        for (std::size_t l = 0; l < layers; ++l) {
+            const std::size_t kind = m.layerKind[l];
+            const std::uint8_t cls = request.recompute ? 255
+                                     : st.layerClass.empty() ? statedClass[0]
+                                                             : statedClass[st.layerClass[l]];
+            auto it = std::find(seen.begin(), seen.end(), std::make_pair(kind, cls));
+            if (it == seen.end()) {
+                seen.emplace_back(kind, cls);
+                LayerType t{kind, {}};
+                t.options = cls == 255 ? undominated(kindCosts[kind]) : std::vector<OptionCost>{kindCosts[kind][cls]};
+                types.push_back(std::move(t));
+                it = seen.end() - 1;
+            }
+            typeOf[l] = std::uint8_t(it - seen.begin());
+        }
+    }
+    const std::size_t T = types.size();
+    std::vector<std::vector<std::int32_t>> prefix(T, std::vector<std::int32_t>(layers + 1, 0));
+    for (std::size_t t = 0; t < T; ++t)
+        for (std::size_t l = 0; l < layers; ++l) prefix[t][l + 1] = prefix[t][l] + (typeOf[l] == t ? 1 : 0);
+
+    StageSolver solver(work, types, out.budget);
+    std::vector<std::int32_t> counts(std::size_t(v) * T);
+    // The stage holding `ranges`: its counts per (chunk, type), then its choice.
+    // One type and one chunk: a stage's problem is (stage, layers), looked up directly.
+    const bool direct = T == 1 && v == 1;
+    std::vector<const StageChoice*> byCount(direct ? std::size_t(p) * std::size_t(layers + 1) : 0, nullptr);
+    auto stageChoice = [&](std::int64_t s, const detail::StageRanges& r) -> const StageChoice& {
+        if (direct) {
+            const std::int64_t n = r.count[0] + (s == p - 1 ? extraLast : 0);
+            const StageChoice*& hit = byCount[std::size_t(s) * std::size_t(layers + 1) + std::size_t(n)];
+            if (!hit) {
+                counts[0] = std::int32_t(n);
+                hit = &solver.solve(s, r, counts.data());
+            }
+            counts[0] = std::int32_t(n);
+            return *hit;
+        }
+        for (std::int64_t c = 0; c < v; ++c) {
+            const std::int64_t a = r.start[std::size_t(c)];
+            const std::int64_t b = a + r.count[std::size_t(c)] + (s == p - 1 && c == v - 1 ? extraLast : 0);
+            for (std::size_t t = 0; t < T; ++t)
+                counts[std::size_t(c) * T + t] = prefix[t][std::size_t(b)] - prefix[t][std::size_t(a)];
+        }
+        return solver.solve(s, r, counts.data());
+    };
+    const PipelineShape shape{st.schedule, int(p), int(v), int(st.mbn)};
+    const bool gpipe = st.schedule == Schedule::GPipe;
+    auto extend = [&](const Label& from, const StageChoice& c) {
+        Label x = from;
+        x.sumX += c.perMicroBatch, x.sumF += c.forward;
+        if (gpipe) {
+            x.maxF = std::max(x.maxF, c.forward), x.maxB = std::max(x.maxB, c.perMicroBatch - c.forward);
+        } else {
+            x.maxX = std::max(x.maxX, c.perMicroBatch);
+        }
+        x.maxTail = std::max(x.maxTail, c.tail);
+        return x;
+    };
+    // The step of a whole plan, as evaluate() forms it (for GPipe the makespan reads the
+    // forward and backward sums only through their total).
+    auto step = [&](const Label& x) {
+        return pipelineMakespan(shape, x.sumX, x.maxX, x.sumF, x.maxF, x.sumX - x.sumF, x.maxB) + x.maxTail;
+    };
+
+    // The grid of layers per [chunk][stage] the plan ends with, and each stage's choice.
+    std::vector<std::vector<std::int64_t>> grid(std::size_t(v), std::vector<std::int64_t>(std::size_t(p), 0));
+    auto rangesOf = [&](std::int64_t s) {
+        detail::StageRanges r;
+        for (std::int64_t c = 0; c < v; ++c) {
+            std::int64_t start = 0;
+            for (std::int64_t i = 0; i < c * p + s; ++i) start += grid[std::size_t(i / p)][std::size_t(i % p)];
+            r.start[std::size_t(c)] = start, r.count[std::size_t(c)] = grid[std::size_t(c)][std::size_t(s)];
+        }
+        return r;
+    };
+    const bool planPartition = request.partition && v == 1 && p > 1;
+    bool fits = true;
+    if (!planPartition) {
+        // The strategy's partition, or the even split (a remainder on the last chunks).
+        const detail::StageContext ctx(work);
+        for (std::int64_t c = 0; c < v; ++c)
+            for (std::int64_t s = 0; s < p; ++s)
+                grid[std::size_t(c)][std::size_t(s)] =
+                    st.partition.empty() ? ctx.chunkLayers(c, s) : st.partition[std::size_t(c)][std::size_t(s)];
+        for (std::int64_t s = 0; s < p; ++s) fits = fits && stageChoice(s, rangesOf(s)).fits;
+    } else {
+        // Labels per (stage, layers placed so far), as one pool with each cell's span.
+        // A lower bound on what a partial plan can still become: the later layers at their
+        // plain time, nothing else. A complete plan's step bounds the search: the even
+        // split's where it fits, else pass 0's, which keeps one label per cell (the one
+        // whose bound is least). Pass 1 keeps every label not covered by another and drops
+        // those whose bound already exceeds the plan in hand.
+        std::vector<double> rest(std::size_t(placed + 1), 0);
+        for (std::int64_t l = placed + extraLast - 1; l >= 0; --l)
+            rest[std::size_t(std::min(l, placed))] += baseTime[m.layerKind[std::size_t(l)]];
+        for (std::int64_t j = placed - 1; j >= 0; --j) rest[std::size_t(j)] += rest[std::size_t(j + 1)];
+        // And the later stages' straggler holds at least its share of the later layers.
+        const double fastest = *std::min_element(baseTime.begin(), baseTime.end());
+        auto bound = [&](const Label& x, std::int64_t s, std::int64_t j) {
+            Label y = x;
+            y.sumX += rest[std::size_t(j)];
+            if (!gpipe && s + 1 < p) {
+                const std::int64_t later = p - 1 - s, left = placed - j;
+                y.maxX = std::max(y.maxX, double((left + later - 1) / later) * fastest);
+            }
+            return step(y);
+        };
+        std::vector<Label> pool, cell;
+        std::vector<std::pair<std::int32_t, std::int32_t>> span(std::size_t(p) * std::size_t(placed + 1), {0, 0});
+        auto at = [&](std::int64_t s, std::int64_t j) -> auto& { return span[std::size_t(s) * std::size_t(placed + 1) + std::size_t(j)]; };
+        detail::StageRanges r;
+        double ceiling = std::numeric_limits<double>::infinity();
+        // The even split, where it fits, bounds the search at once and pass 1 is not needed.
+        {
+            const detail::StageContext ctx(work);
+            Label even;
+            bool all = true;
+            for (std::int64_t s = 0; s < p && all; ++s) {
+                const StageChoice& c = stageChoice(s, detail::strategyRanges(ctx, s));
+                all = c.fits;
+                even = extend(even, c);
+            }
+            if (all) ceiling = step(even);
+        }
+        // Both passes ask for the same stages in the same order: the second replays the first's.
+        std::vector<const StageChoice*> asked;
+        std::size_t replay = 0;
+        const int firstPass = std::isfinite(ceiling) ? 1 : 0;
+        for (int pass = firstPass; pass < 2; ++pass) {
+            const bool replaying = pass > firstPass;
+            pool.clear();
+            std::fill(span.begin(), span.end(), std::make_pair(0, 0));
+            for (std::int64_t s = 0; s < p; ++s) {
+                const std::int64_t jFirst = s == p - 1 ? placed : s + 1, jLast = placed - (p - 1 - s);
+                for (std::int64_t j = jFirst; j <= jLast; ++j) {
+                    cell.clear();
+                    double kept = 0;  // pass 1: the bound of the one label kept
+                    auto add = [&](const Label& x) {
+                        const double b = bound(x, s, j);
+                        if (b > ceiling * (1 + 1e-12)) return;
+                        if (pass == 1) return insert(cell, x, gpipe);
+                        if (cell.empty() || b < kept) cell.assign(1, x), kept = b;
+                    };
+                    for (std::int64_t i = s == 0 ? 0 : j - 1; i >= (s == 0 ? 0 : s); --i) {
+                        const StageChoice* asking = replaying ? asked[replay++] : nullptr;
+                        if (!asking) {
+                            r.start[0] = i, r.count[0] = j - i;
+                            asking = &stageChoice(s, r);
+                            if (pass == 0) asked.push_back(asking);
+                        }
+                        const StageChoice& c = *asking;
+                        if (!c.fits) break;  // a stage holding more layers fits no better
+                        if (s == 0) {
+                            add(extend(Label{}, c));
+                            continue;
+                        }
+                        const auto [b, e] = at(s - 1, i);
+                        for (std::int32_t k = b; k < e; ++k) {
+                            Label x = extend(pool[std::size_t(k)], c);
+                            x.from = std::int32_t(i), x.fromLabel = k;
+                            add(x);
+                        }
+                    }
+                    at(s, j) = {std::int32_t(pool.size()), std::int32_t(pool.size() + cell.size())};
+                    pool.insert(pool.end(), cell.begin(), cell.end());
+                }
+            }
+            const auto [b, e] = at(p - 1, placed);
+            if (b == e) break;  // nothing fits: no second pass
+            for (std::int32_t k = b; k < e; ++k) ceiling = std::min(ceiling, step(pool[std::size_t(k)]));
+        }
+        out.labels = pool.size();
+        const auto [b, e] = at(p - 1, placed);
+        std::int32_t best = -1;
+        for (std::int32_t k = b; k < e; ++k)
+            if (best < 0 || step(pool[std::size_t(k)]) < step(pool[std::size_t(best)])) best = k;
+        if (best >= 0) {
+            std::int64_t j = placed;
+            for (std::int64_t s = p - 1; s >= 0; --s) {
+                const Label& x = pool[std::size_t(best)];
+                const std::int64_t i = s == 0 ? 0 : x.from;
+                grid[0][std::size_t(s)] = j - i;
+                j = i, best = x.fromLabel;
+            }
+        } else {
+            // Nothing fits: the partition whose worst stage misses least, at the lightest options.
+            fits = false;
+            std::vector<Bytes> worst(std::size_t(p) * std::size_t(placed + 1), detail::kMaxCountedBytes);
+            std::vector<std::int64_t> from(worst.size(), 0);
+            auto cellOf = [&](std::int64_t s, std::int64_t j) { return std::size_t(s) * std::size_t(placed + 1) + std::size_t(j); };
+            for (std::int64_t s = 0; s < p; ++s) {
+                const std::int64_t jFirst = s == p - 1 ? placed : s + 1, jLast = placed - (p - 1 - s);
+                for (std::int64_t j = jFirst; j <= jLast; ++j)
+                    for (std::int64_t i = (s == 0 ? 0 : j - 1); i >= (s == 0 ? 0 : s); --i) {
+                        r.start[0] = i, r.count[0] = j - i;
+                        const Bytes here = stageChoice(s, r).lightest;
+                        const Bytes w = s == 0 ? here : std::max(here, worst[cellOf(s - 1, i)]);
+                        if (w < worst[cellOf(s, j)]) worst[cellOf(s, j)] = w, from[cellOf(s, j)] = i;
+                    }
+            }
+            std::int64_t j = placed;
+            for (std::int64_t s = p - 1; s >= 0; --s) {
+                const std::int64_t i = s == 0 ? 0 : from[cellOf(s, j)];
+                grid[0][std::size_t(s)] = j - i;
+                j = i;
+            }
+        }
+    }
+
+    // Every layer's class from its stage's choice: per (chunk, type) the options with
+    // more recompute on the earlier layers (as the seed assigns them).
+    out.planned = true;
+    out.partition = grid;
+    out.classes = classes;
+    out.classNames = names;
+    out.layerClass.assign(layers, 0);
+    for (std::int64_t s = 0; s < p; ++s) {
+        const detail::StageRanges r = rangesOf(s);
+        const StageChoice& c = stageChoice(s, r);
+        for (std::int64_t ch = 0; ch < v; ++ch) {
+            const std::int64_t a = r.start[std::size_t(ch)];
+            const std::int64_t b = a + r.count[std::size_t(ch)] + (s == p - 1 && ch == v - 1 ? extraLast : 0);
+            for (std::size_t t = 0; t < T; ++t) {
+                // The type's options from the most recompute down, each as many times as chosen.
+                std::vector<const OptionCost*> order;
+                for (const OptionCost& o : types[t].options) order.push_back(&o);
+                std::stable_sort(order.begin(), order.end(),
+                                 [](const OptionCost* x, const OptionCost* y) { return x->recompute > y->recompute; });
+                std::vector<std::uint8_t> queue;
+                if (!c.fits) {  // nothing fits: every layer at its lightest option
+                    const OptionCost* lightest = &types[t].options.front();
+                    for (const OptionCost& o : types[t].options)
+                        if (o.kept < lightest->kept) lightest = &o;
+                    queue.assign(std::size_t(counts[std::size_t(ch) * T + t]), lightest->cls);
+                }
+                for (const OptionCost* o : order) {
+                    if (!c.fits) break;
+                    const std::size_t idx = std::size_t(o - types[t].options.data());
+                    const std::int32_t n = c.counts[(std::size_t(ch) * T + t) * plan::kMaxTypeOptions + idx];
+                    queue.insert(queue.end(), std::size_t(n), o->cls);
+                }
+                std::size_t next = 0;
+                for (std::int64_t l = a; l < b; ++l)
+                    if (typeOf[std::size_t(l)] == t)
+                        out.layerClass[std::size_t(l)] = next < queue.size() ? queue[next++] : types[t].options.front().cls;
+            }
+        }
+    }
+    out.stageProblems = solver.problems();
+
+    // Priced as the cost model prices it: the figures the plan reports are evaluate()'s.
+    CostInput check = in;
+    applyPlan(out, check.strategy);
+    Estimate e;
+    const Summary sum = evaluate(check, &e);
+    out.stepSeconds = sum.stepSeconds;
+    out.peakMemory = sum.peakMemory;
+    out.fits = fits && sum.peakMemory <= out.budget;
+    for (const StageEstimate& se : e.stages) {
+        out.stagePeak.push_back(se.memory.total());
+        out.stageMiss.push_back(se.memory.total() > out.budget ? se.memory.total() - out.budget : 0);
+    }
+    return out;
+}
+
+}  // namespace tessera::core

@@ -1,0 +1,79 @@
+#pragma once
+// Planning inside one strategy: how many layers each pipeline stage holds and what
+// each layer recomputes, chosen to minimise the step time as the cost model prices
+// it (model/estimate.h: the schedule's closed-form makespan over the per-stage times
+// plus the slowest stage's exposed reduction and optimizer step) with every stage's
+// peak memory within the budget. The seed's pipeline balancer solves the same
+// problem as a MILP (reference/hyperparallel.md §6.7-§6.8); this is an exact
+// method of its own:
+//
+//  1. A stage's cost depends on which layers it holds only through how many of each
+//     kind (identical layers are interchangeable) and on its place (first, middle,
+//     last; the micro-batches it keeps in flight). For each such stage the fastest
+//     choice of options is a small knapsack over the kinds, solved exactly by
+//     enumeration: per kind the options left after dominance (more memory, more
+//     recompute time and a larger working set than another) form a chain, the
+//     working set (the largest of the options present) is enumerated as a level, and
+//     the last kind's split between its two lightest-recompute options is solved in
+//     closed form. Taking each stage's fastest fitting choice is optimal for the
+//     step: a stage's time enters the step with weight at least one (1F1B, GPipe),
+//     and more recompute can shorten its exposed reduction by no more than it adds.
+//  2. The partition (vpp 1) is a dynamic programme over (stage, layers placed) whose
+//     labels are Pareto sets of the partial sums and maxima the makespan formula
+//     reads (sum and max of the stage times, the largest tail), so the optimum of a
+//     formula that is neither a sum nor a max is exact.
+//
+// With vpp > 1 the partition is not planned (a stage's chunks are not contiguous in
+// model order, which the programme needs); the layers' options are, on the
+// strategy's own partition or the even one. Interleaved steps weigh a non-straggler
+// stage's time by 1/vpp, less than the reduction it could hide: there the plan is the
+// fastest per stage, which the tests hold to brute force where the reduction is hidden.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/costinput.h"
+#include "units/units.h"
+
+namespace tessera::core {
+
+// The seed's five recompute options (_ppb.py _OPTIONS, in its tie-breaking order).
+enum class PlanOption : std::uint8_t { None, Slct, Comm, Both, Full };
+inline constexpr std::size_t kPlanOptions = 5;
+inline constexpr const char* kPlanOptionNames[kPlanOptions] = {"NONE", "SLCT", "COMM", "BOTH", "FULL"};
+// The class an option is: SLCT keeps what the run's selective rule keeps, COMM re-gathers
+// the sequence-parallel inputs only, BOTH does both, FULL keeps the layer's input.
+RecomputeClass planOptionClass(PlanOption option, OpMask selectiveKeep);
+
+struct PlanRequest {
+    bool partition = true;   // choose the layers per stage (vpp 1); else keep the strategy's
+    bool recompute = true;   // choose every layer's option; else keep what the strategy states
+    OpMask selectiveKeep = kOpAll;  // what SLCT keeps: selectiveRuleMask(rule, flash, sp)
+};
+
+struct Plan {
+    bool planned = false;  // false: no partition at all (see why)
+    bool fits = false;     // every stage within the budget
+    std::string why;
+    // The plan, in the strategy's terms: layers per [chunk][stage], and per layer in
+    // model order an index into `classes` (`options` names each class).
+    std::vector<std::vector<std::int64_t>> partition;
+    std::vector<RecomputeClass> classes;
+    std::vector<std::string> classNames;  // NONE, SLCT, ... or STATED for a strategy's own
+    std::vector<std::uint8_t> layerClass;
+    // As the cost model prices the plan (evaluate() of it; tst_plan holds the two equal).
+    double stepSeconds = 0;
+    Bytes peakMemory = 0, budget = 0;
+    // Per stage: the planned peak; when nothing fits, the lightest plan's peak and by
+    // how much it misses the budget (0 where that stage fits).
+    std::vector<Bytes> stagePeak, stageMiss;
+    // Work done, for the benchmark: distinct stage problems solved, labels kept.
+    std::uint64_t stageProblems = 0, labels = 0;
+};
+
+// Plans `in`'s strategy within `budget` bytes per device (0: the run's memory budget).
+Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget = 0);
+// The plan written into a strategy, as the cost model reads it.
+void applyPlan(const Plan& plan, Strategy& strategy);
+
+}  // namespace tessera::core

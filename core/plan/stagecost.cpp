@@ -1,0 +1,238 @@
+#include "plan/stagecost.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+namespace tessera::core::plan {
+
+using detail::wholeBytes;
+
+
+StageSolver::StageSolver(const CostInput& work, std::vector<LayerType> types, Bytes budget)
+    : m_work(work),
+      m_ctx(work),
+      m_types(std::move(types)),
+      m_budget(budget),
+      m_shape{work.strategy.schedule, int(work.strategy.pp), int(work.strategy.vpp), int(work.strategy.mbn)},
+      m_chunks(work.strategy.vpp) {
+    const std::int64_t layers = std::int64_t(work.model.layerKind.size());
+    m_packed = std::size_t(m_chunks) * m_types.size() <= 4 && layers < (1 << 14) && work.strategy.pp < 128;
+}
+
+namespace {
+
+std::uint64_t packed(std::int64_t tag, const std::int32_t* counts, std::size_t n) {
+    std::uint64_t k = std::uint64_t(tag);
+    for (std::size_t i = 0; i < n; ++i) k = (k << 14) | std::uint64_t(counts[i]);
+    return k;
+}
+
+std::string key(std::int64_t tag, const std::int32_t* counts, std::size_t n) {
+    std::string k(sizeof(std::int32_t) * n + 1, '\0');
+    k[0] = static_cast<char>(tag);
+    std::memcpy(k.data() + 1, counts, sizeof(std::int32_t) * n);
+    return k;
+}
+
+}  // namespace
+
+const StageSolver::Frame& StageSolver::frame(std::int64_t stage, const detail::StageRanges& ranges,
+                                             const std::int32_t* typeCounts) {
+    // A stage's body depends on its place only as first or last (the embedding, the
+    // output layer, the last chunk's send) and on its layers only through their kinds.
+    const std::int64_t p = m_work.strategy.pp;
+    const std::int64_t role = (stage == 0 ? 1 : 0) | (stage == p - 1 ? 2 : 0);
+    const std::size_t n = std::size_t(m_chunks) * m_types.size();
+    std::uint64_t pk = 0;
+    std::string k;
+    if (m_packed) {
+        pk = packed(role, typeCounts, n);
+        if (auto it = m_frameByPack.find(pk); it != m_frameByPack.end()) return m_frames[it->second];
+    } else {
+        k = key(role, typeCounts, n);
+        if (auto it = m_frameIndex.find(k); it != m_frameIndex.end()) return m_frames[it->second];
+    }
+    const detail::StageBody b = detail::stageBody(m_ctx, stage, ranges);
+    Frame f;
+    const StageMemory& mem = b.memory;
+    f.fixed = mem.parameters + mem.gradients + mem.optimizerStates + mem.mainParameters + mem.buffers + mem.reserve;
+    f.forward = b.time.forward;
+    f.perMicroBatch = b.time.perMicroBatch();
+    f.lastBackward = b.time.backward + b.time.weightGrad + b.time.recompute;
+    f.embeddingKept = b.embeddingKept, f.outputKept = b.outputKept, f.workingRest = b.workingRest;
+    f.reduceSeconds = b.reduceSeconds, f.gatherExposed = b.gatherExposed, f.optimizer = b.time.optimizer;
+    if (m_packed) m_frameByPack.emplace(pk, m_frames.size());
+    else m_frameIndex.emplace(k, m_frames.size());
+    m_frames.push_back(f);
+    return m_frames.back();
+}
+
+const StageChoice& StageSolver::solve(std::int64_t stage, const detail::StageRanges& ranges,
+                                      const std::int32_t* typeCounts) {
+    const std::size_t n = std::size_t(m_chunks) * m_types.size();
+    std::uint64_t pk = 0;
+    std::string k;
+    if (m_packed) {
+        pk = packed(stage, typeCounts, n);
+        if (auto it = m_choiceByPack.find(pk); it != m_choiceByPack.end()) return m_choices[it->second];
+    } else {
+        k = key(stage, typeCounts, n);
+        if (auto it = m_choiceIndex.find(k); it != m_choiceIndex.end()) return m_choices[it->second];
+    }
+    const Frame& f = frame(stage, ranges, typeCounts);
+    ++m_problems;
+    if (m_packed) m_choiceByPack.emplace(pk, m_choices.size());
+    else m_choiceIndex.emplace(k, m_choices.size());
+    m_choices.push_back(choose(stage, f, typeCounts));
+    return m_choices.back();
+}
+
+namespace {
+
+// One (chunk, type) of the stage: its layers and the options open at a working level,
+// a chain from the most kept (least recompute) to the least kept.
+struct Entry {
+    std::size_t slot = 0;  // chunk · types + type
+    std::int32_t n = 0;
+    double weight = 0;     // micro-batches in flight of its chunk
+    std::size_t chain[kMaxTypeOptions];
+    std::size_t length = 0;
+};
+
+}  // namespace
+
+StageChoice StageSolver::choose(std::int64_t stage, const Frame& f, const std::int32_t* typeCounts) const {
+    const std::size_t T = m_types.size();
+    const std::int64_t v = m_chunks;
+    const RunSettings& run = m_work.run;
+    std::vector<Entry> entries;
+    std::vector<double> levels;
+    double floorLevel = 0;  // every kind present needs at least its lightest working set
+    for (std::int64_t c = 0; c < v; ++c) {
+        for (std::size_t t = 0; t < T; ++t) {
+            const std::int32_t n = typeCounts[std::size_t(c) * T + t];
+            if (n == 0) continue;
+            Entry e;
+            e.slot = std::size_t(c) * T + t;
+            e.n = n;
+            e.weight = double(inFlightChunkForwards(m_shape, int(stage), int(c)));
+            entries.push_back(e);
+            double least = std::numeric_limits<double>::infinity();
+            for (const OptionCost& o : m_types[t].options) levels.push_back(o.working), least = std::min(least, o.working);
+            floorLevel = std::max(floorLevel, least);
+        }
+    }
+    std::sort(levels.begin(), levels.end());
+    levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
+    // The largest entry last: its split between its two lightest options is solved in closed form.
+    std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.n < b.n; });
+
+    const double head = double(inFlightChunkForwards(m_shape, int(stage), 0)) * f.embeddingKept +
+                        double(inFlightChunkForwards(m_shape, int(stage), int(v - 1))) * f.outputKept;
+    StageChoice best;
+    best.counts.assign(std::size_t(v) * T * kMaxTypeOptions, 0);
+    best.lightest = detail::kMaxCountedBytes;
+    double bestX = std::numeric_limits<double>::infinity();
+    double bestKept = std::numeric_limits<double>::infinity();
+    std::vector<std::int32_t> counts(best.counts.size(), 0);
+    if (entries.empty()) {  // no layers (the planner never asks): the frame alone
+        best.peak = best.lightest = f.fixed + wholeBytes(head) + wholeBytes(f.workingRest);
+        best.fits = best.peak <= m_budget;
+        best.forward = f.forward, best.perMicroBatch = f.perMicroBatch;
+        best.tail = detail::exposedReduce(run, f.reduceSeconds, f.lastBackward) + f.gatherExposed + f.optimizer;
+        return best;
+    }
+
+    for (double level : levels) {
+        if (level < floorLevel) continue;
+        // The options of each entry at this level: working set within it, then the
+        // (kept, recompute) chain.
+        bool open = true;
+        for (Entry& e : entries) {
+            const std::vector<OptionCost>& opts = m_types[e.slot % T].options;
+            std::size_t idx[kMaxTypeOptions], k = 0;
+            for (std::size_t i = 0; i < opts.size() && i < kMaxTypeOptions; ++i)
+                if (opts[i].working <= level) idx[k++] = i;
+            // Least kept first; an option stays if it recomputes less than every lighter one.
+            auto before = [&](std::size_t a, std::size_t b) {
+                return opts[a].kept != opts[b].kept ? opts[a].kept < opts[b].kept : opts[a].recompute < opts[b].recompute;
+            };
+            for (std::size_t i = 1; i < k; ++i)  // insertion sort: at most five
+                for (std::size_t j = i; j > 0 && before(idx[j], idx[j - 1]); --j) std::swap(idx[j], idx[j - 1]);
+            e.length = 0;
+            for (std::size_t i = 0; i < k; ++i)
+                if (e.length == 0 || opts[idx[i]].recompute < opts[e.chain[e.length - 1]].recompute)
+                    e.chain[e.length++] = idx[i];
+            std::reverse(e.chain, e.chain + e.length);  // most kept (least recompute) first
+            if (e.length == 0) open = false;
+        }
+        if (!open) continue;
+        const Bytes working = wholeBytes(level + f.workingRest);
+        const double cap = double(m_budget) - double(f.fixed) - double(working);
+        // The lightest this level allows: every layer at its chain's last option.
+        {
+            double kept = head;
+            for (const Entry& e : entries) kept += e.weight * e.n * m_types[e.slot % T].options[e.chain[e.length - 1]].kept;
+            best.lightest = std::min(best.lightest, f.fixed + wholeBytes(kept) + working);
+        }
+        // Enumerate the options of every entry but the last, and of the last all but
+        // its first two; between those two, the fewest on the second that fit.
+        std::fill(counts.begin(), counts.end(), 0);
+        const std::size_t last = entries.size() - 1;
+        auto leaf = [&](double kept, double rec, std::int32_t rest) {
+            const Entry& e = entries[last];
+            const std::vector<OptionCost>& opts = m_types[e.slot % T].options;
+            const OptionCost& a = opts[e.chain[0]];
+            std::int32_t n1 = 0;
+            double keptHere = kept + e.weight * rest * a.kept;
+            if (keptHere > cap) {
+                if (e.length < 2) return;
+                const OptionCost& b = opts[e.chain[1]];
+                const double need = (keptHere - cap) / (e.weight * (a.kept - b.kept));
+                if (need > double(rest) + 1e-9) return;
+                n1 = std::min(rest, std::int32_t(std::ceil(need - 1e-9)));
+                keptHere = kept + e.weight * ((rest - n1) * a.kept + n1 * b.kept);
+                if (keptHere > cap && n1 < rest) ++n1, keptHere = kept + e.weight * ((rest - n1) * a.kept + n1 * b.kept);
+                if (keptHere > cap) return;
+            }
+            const double x = rec + (rest - n1) * a.recompute + (n1 > 0 ? n1 * opts[e.chain[1]].recompute : 0);
+            if (x < bestX || (x == bestX && keptHere < bestKept)) {
+                bestX = x, bestKept = keptHere;
+                best.counts = counts;
+                best.counts[e.slot * kMaxTypeOptions + e.chain[0]] += rest - n1;
+                if (n1 > 0) best.counts[e.slot * kMaxTypeOptions + e.chain[1]] += n1;
+                best.peak = f.fixed + wholeBytes(keptHere) + working;
+            }
+        };
+        auto walk = [&](auto& self, std::size_t entry, std::size_t pos, std::int32_t left, double kept, double rec) -> void {
+            const Entry& e = entries[entry];
+            const std::vector<OptionCost>& opts = m_types[e.slot % T].options;
+            if (entry == last && pos >= e.length) return leaf(kept, rec, left);
+            std::int32_t& slot = counts[e.slot * kMaxTypeOptions + e.chain[pos]];
+            const OptionCost& o = opts[e.chain[pos]];
+            if (entry != last && pos + 1 == e.length) {  // the rest of this entry takes its last option
+                slot = left;
+                const std::size_t next = entry + 1;
+                self(self, next, next == last ? 2 : 0, entries[next].n, kept + e.weight * left * o.kept,
+                     rec + left * o.recompute);
+                slot = 0;
+                return;
+            }
+            for (std::int32_t c = 0; c <= left; ++c) {
+                slot = c;
+                self(self, entry, pos + 1, left - c, kept + e.weight * c * o.kept, rec + c * o.recompute);
+            }
+            slot = 0;
+        };
+        walk(walk, 0, last == 0 ? 2 : 0, entries[0].n, head, 0.0);
+    }
+    if (bestX == std::numeric_limits<double>::infinity()) return best;
+    best.fits = true;
+    best.forward = f.forward;
+    best.perMicroBatch = f.perMicroBatch + bestX;
+    best.tail = detail::exposedReduce(run, f.reduceSeconds, f.lastBackward + bestX) + f.gatherExposed + f.optimizer;
+    return best;
+}
+
+}  // namespace tessera::core::plan

@@ -1,0 +1,85 @@
+#pragma once
+// One stage's part of a plan (internal to core/plan): given how many layers of each
+// type every chunk of a stage holds, the fastest choice of options that fits the
+// budget, priced exactly as model/stagebody.cpp prices the stage (its body with every
+// layer at NONE is the frame; a choice changes only what the layers keep, their
+// recompute time and the working set of the heaviest layer).
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "model/stagebody.h"
+#include "pipeline/closedform.h"
+
+namespace tessera::core::plan {
+
+// One option a layer type may take: its class in the planner's strategy and what it
+// costs a layer (bytes kept per micro-batch in flight, recompute seconds, the working
+// set of its backward as stagebody.cpp counts it).
+struct OptionCost {
+    std::uint8_t cls = 0;
+    double kept = 0, recompute = 0, working = 0;
+};
+
+// Layers of one kind that may take the same options (all of the planner's, or the
+// one the strategy states when its recompute is kept).
+struct LayerType {
+    std::size_t kind = 0;
+    std::vector<OptionCost> options;  // dominated ones removed
+};
+
+inline constexpr std::size_t kMaxTypeOptions = 5;
+
+struct StageChoice {
+    bool fits = false;
+    double perMicroBatch = 0, forward = 0, tail = 0;  // X, F and the once-per-step tail at the choice
+    Bytes peak = 0;       // at the choice
+    Bytes lightest = 0;   // the least this stage can need, whatever the options
+    // Layers per (chunk, type, option): [(chunk · types + type) · kMaxTypeOptions + option].
+    std::vector<std::int32_t> counts;
+};
+
+class StageSolver {
+public:
+    // `work`: the strategy with the planner's classes (class 0 NONE) and no layerClass.
+    StageSolver(const CostInput& work, std::vector<LayerType> types, Bytes budget);
+
+    // The stage holding `ranges` (its chunks' layers) with `typeCounts` layers of each
+    // type per chunk ([chunk · types + type]); memoised on (stage, counts).
+    const StageChoice& solve(std::int64_t stage, const detail::StageRanges& ranges, const std::int32_t* typeCounts);
+
+    std::size_t types() const { return m_types.size(); }
+    const std::vector<LayerType>& layerTypes() const { return m_types; }
+    std::uint64_t problems() const { return m_problems; }
+
+private:
+    struct Frame {  // the stage with every layer at NONE
+        Bytes fixed = 0;             // parameters, gradients, states, master copy, buffers, reserve
+        double forward = 0;          // F
+        double perMicroBatch = 0;    // X
+        double lastBackward = 0;     // backward + dW + recompute
+        double embeddingKept = 0, outputKept = 0, workingRest = 0;
+        double reduceSeconds = 0, gatherExposed = 0, optimizer = 0;
+    };
+    const Frame& frame(std::int64_t stage, const detail::StageRanges& ranges, const std::int32_t* typeCounts);
+    StageChoice choose(std::int64_t stage, const Frame& f, const std::int32_t* typeCounts) const;
+
+    const CostInput& m_work;
+    detail::StageContext m_ctx;
+    std::vector<LayerType> m_types;
+    Bytes m_budget;
+    PipelineShape m_shape;
+    std::int64_t m_chunks;
+    // Memo keys: (tag, counts) packed in 64 bits when they fit (four counts below 2^14),
+    // else as bytes.
+    bool m_packed = false;
+    std::unordered_map<std::uint64_t, std::size_t> m_frameByPack, m_choiceByPack;
+    std::unordered_map<std::string, std::size_t> m_frameIndex, m_choiceIndex;
+    std::deque<Frame> m_frames;        // deques: what solve() returns stays where it is
+    std::deque<StageChoice> m_choices;
+    std::uint64_t m_problems = 0;
+};
+
+}  // namespace tessera::core::plan
