@@ -1,5 +1,6 @@
 #include "cli.h"
 
+#include "plancommand.h"
 #include "traincommand.h"
 #include <algorithm>
 #include <filesystem>
@@ -30,11 +31,7 @@ namespace tessera::app {
 
 using namespace tessera::core;
 
-namespace {
-
-// A scenario from a path, or from a scenario preset id when no such file exists,
-// with --set overrides applied to its document before it is read.
-Scenario loadStated(const std::string& nameOrPath, const std::vector<std::string>& overrides = {}) {
+Scenario loadStated(const std::string& nameOrPath, const std::vector<std::string>& overrides) {
     std::string baseDir;
     Value document = scenarioDocument(nameOrPath, &baseDir);
     for (const std::string& assignment : overrides) applyOverride(document, assignment);
@@ -42,6 +39,8 @@ Scenario loadStated(const std::string& nameOrPath, const std::vector<std::string
     if (!std::filesystem::exists(nameOrPath)) name = "<preset:scenarios/" + nameOrPath + ">";
     return scenarioFromValue(document, name, baseDir);
 }
+
+namespace {
 
 ResolvedScenario loadResolved(const std::string& nameOrPath, const std::vector<std::string>& overrides = {}) {
     return resolve(loadStated(nameOrPath, overrides));
@@ -249,6 +248,13 @@ std::string usage() {
                                           axis but etp and optimizer_shard auto; devices,
                                           global batch and the rest of exec as stated);
                                           -o writes the resolved train.yaml
+       tessera plan FILE [--set S.K=V ...] [--json] [--keep-partition] [--keep-recompute]
+                 [--ppb LAYERS.json] [-o SCENARIO.yaml [--force]]
+                                          plan inside the scenario's strategy: layers per stage
+                                          and each layer's recompute, fastest within the memory
+                                          budget (exec.device_memory, else the device's); --ppb
+                                          writes the layer descriptions the seed's pipeline
+                                          balancer reads; -o writes the scenario with the plan
        tessera presets                    list the built-in models, devices and scenarios
        tessera import-hf CONFIG.json [-o MODEL.yaml] [--force]
                                           turn a Hugging Face config.json into a model section
@@ -275,7 +281,7 @@ Exit codes:
 
 bool isCliInvocation(const std::vector<std::string>& args) {
     if (args.empty()) return false;
-    static const char* kCommands[] = {"validate", "show", "estimate", "search", "import-train", "presets", "import-hf", "--help", "-h", "help", "--version"};
+    static const char* kCommands[] = {"validate", "show", "estimate", "search", "plan", "import-train", "presets", "import-hf", "--help", "-h", "help", "--version"};
     return std::any_of(std::begin(kCommands), std::end(kCommands), [&](const char* c) { return args[0] == c; });
 }
 
@@ -315,6 +321,7 @@ int runCli(const std::vector<std::string>& args) {
             if (command == "estimate") return cmdEstimate(rest);
             if (command == "search") return cmdSearch(rest);
             if (command == "import-train") return runImportTrain(rest);
+            if (command == "plan") return cmdPlan(rest);
             if (command == "presets") return cmdPresets(rest);
             if (command == "import-hf") return cmdImportHf(rest);
             throw UsageError{"unknown command " + command};

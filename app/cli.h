@@ -5,7 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "spec/scenario.h"
+
 namespace tessera::app {
+
+// A scenario from a path, or from a scenario preset id when no such file exists,
+// with --set overrides applied to its document before it is read.
+core::Scenario loadStated(const std::string& nameOrPath, const std::vector<std::string>& overrides = {});
 
 // Whether argv names a CLI command (otherwise the GUI starts).
 bool isCliInvocation(const std::vector<std::string>& args);

@@ -351,6 +351,7 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
     out.partition = grid;
     out.classes = classes;
     out.classNames = names;
+    out.selectiveKeep = request.selectiveKeep;
     out.layerClass.assign(layers, 0);
     for (std::int64_t s = 0; s < p; ++s) {
         const detail::StageRanges r = rangesOf(s);

@@ -61,6 +61,7 @@ struct Plan {
     std::vector<RecomputeClass> classes;
     std::vector<std::string> classNames;  // NONE, SLCT, ... or STATED for a strategy's own
     std::vector<std::uint8_t> layerClass;
+    OpMask selectiveKeep = kOpAll;  // the request's: a class keeping this is the run's selective rule
     // As the cost model prices the plan (evaluate() of it; tst_plan holds the two equal).
     double stepSeconds = 0;
     Bytes peakMemory = 0, budget = 0;

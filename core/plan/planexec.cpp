@@ -1,0 +1,69 @@
+#include "plan/planexec.h"
+
+#include <stdexcept>
+
+#include "model/costinput.h"
+
+namespace tessera::core {
+
+PlanRequest planRequest(const ResolvedScenario& r, bool partition, bool recompute) {
+    const ExecSpec& e = r.scenario.exec;
+    return PlanRequest{partition, recompute,
+                       selectiveRuleMask(*e.selective_rule, *e.flash_attention, *e.sequence_parallel)};
+}
+
+namespace {
+
+// The ops a selective range names as recomputed, for the ops a class drops.
+std::vector<std::pair<std::string, std::string>> droppedOps(OpMask keep) {
+    static constexpr std::pair<const char*, OpMask> kOps[] = {
+        {"attBMM", kOpAttBmm}, {"headCast", kOpHeadCast}, {"dropout", kOpScoreDropout | kOpHiddenDropout},
+        {"softmax", kOpSoftmax}, {"normOp", kOpNorm}, {"gather", kOpGather}, {"ffAct", kOpFfAct}, {"attUp", kOpAttUp}};
+    const OpMask dropped = static_cast<OpMask>(~keep & kOpAll);
+    std::vector<std::pair<std::string, std::string>> out;
+    OpMask named = 0;
+    for (const auto& [name, bits] : kOps)
+        if ((dropped & bits) == bits) out.emplace_back(name, "recompute"), named |= bits;
+    if (named != dropped)  // a mask the op names cannot spell (one dropout of the two)
+        throw std::logic_error("a planned recompute class has no spelling as recompute ops");
+    return out;
+}
+
+RecomputeRange rangeFor(const Plan& plan, std::uint8_t cls, std::int64_t first, std::int64_t count) {
+    RecomputeRange r{first, count, "none", std::nullopt};
+    const RecomputeClass& c = plan.classes[cls];
+    if (c.mode == RecomputeClass::Full) r.option = "full";
+    if (c.mode == RecomputeClass::Selective) {
+        r.option = "selective";
+        if (c.keep != plan.selectiveKeep) r.ops = droppedOps(c.keep);  // else the run's own rule
+    }
+    return r;
+}
+
+}  // namespace
+
+std::vector<RecomputeRange> planRanges(const Plan& plan) {
+    std::vector<RecomputeRange> out;
+    const auto& cls = plan.layerClass;
+    for (std::size_t i = 0; i < cls.size();) {
+        std::size_t j = i;
+        while (j < cls.size() && cls[j] == cls[i]) ++j;
+        out.push_back(rangeFor(plan, cls[i], std::int64_t(i), std::int64_t(j - i)));
+        i = j;
+    }
+    return out;
+}
+
+ExecSpec planExec(const ExecSpec& stated, const Plan& plan) {
+    ExecSpec e = stated;
+    e.offset.reset();
+    if (plan.partition.size() == 1) e.pp_partition = StageCounts{plan.partition.front()};
+    else e.pp_partition = StageCounts{plan.partition};
+    // Every layer's class as ranges, the strategy's own ones too: the seed's per-stage
+    // counts would mean other layers on a new partition.
+    e.recompute = planRanges(plan);
+    e.full_recompute.reset(), e.selective_recompute.reset(), e.selective_comm_recompute.reset();
+    return e;
+}
+
+}  // namespace tessera::core
