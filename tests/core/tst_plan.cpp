@@ -6,8 +6,15 @@
 #include <QtTest>
 
 #include <functional>
+#include <nlohmann/json.hpp>
+#include <set>
 
+#include "doc/emit.h"
+#include "io/overrides.h"
 #include "io/scenarioio.h"
+#include "plan/describe.h"
+#include "plan/planexec.h"
+#include "trainyaml/trainyaml.h"
 #include "model/estimate.h"
 #include "plan/planner.h"
 #include "resolve/resolve.h"
@@ -19,6 +26,13 @@ namespace {
 CostInput inputOf(const std::string& yaml) {
     const ResolvedScenario r = resolve(scenarioFromValue(parseDocument(yaml, "row.yaml", Format::Yaml), "row.yaml", ""));
     return costInput(r);
+}
+
+// A built-in scenario with --set overrides.
+Scenario presetWith(const std::string& id, const QStringList& sets) {
+    Value doc = scenarioDocument(id, nullptr);
+    for (const QString& set : sets) applyOverride(doc, set.toStdString());
+    return scenarioFromValue(doc, id, "");
 }
 
 ResolvedScenario resolvedOf(const std::string& yaml) {
@@ -174,6 +188,137 @@ private slots:
             QVERIFY2(std::abs(plan.stepSeconds - best) <= 1e-12 * best,
                      qPrintable(where + QString(": planned %1 s, brute force %2 s").arg(plan.stepSeconds, 0, 'g', 17).arg(best, 0, 'g', 17)));
         }
+    }
+
+    // The plan written as exec keys (pp_partition, recompute ranges) reads back to the
+    // strategy the planner priced: estimate() of it gives the plan's step and peaks.
+    void writtenPlanPricesAsPlanned_data() {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<QStringList>("sets");
+        QTest::newRow("deepseek-v3 2048 H800, pp 16 (published.md DeepSeek-V3 row)") << "deepseek-v3-h800x2048" << QStringList{};
+        QTest::newRow("llama3-70b 64 H100 at 40 GiB") << "llama3-70b-h100x64" << QStringList{"exec.device_memory=40GiB"};
+        QTest::newRow("gpt3-175b 1024 A100") << "gpt3-175b-a100x1024" << QStringList{};
+        QTest::newRow("llama3-70b gpipe at 60 GiB") << "llama3-70b-h100x64"
+                                                   << QStringList{"exec.device_memory=60GiB", "exec.pp_schedule=gpipe"};
+        QTest::newRow("llama3-70b interleaved vpp 2 at 40 GiB")
+            << "llama3-70b-h100x64" << QStringList{"exec.device_memory=40GiB", "exec.pp_schedule=interleaved", "exec.vpp=2"};
+    }
+    void writtenPlanPricesAsPlanned() {
+        QFETCH(QString, preset);
+        QFETCH(QStringList, sets);
+        const Scenario stated = presetWith(preset.toStdString(), sets);
+        const ResolvedScenario r = resolve(stated);
+        const Plan plan = planStrategy(costInput(r), planRequest(r));
+        QVERIFY(plan.planned);
+        QVERIFY2(plan.fits, "every row has a plan that fits");
+        Scenario written = stated;
+        written.exec = planExec(stated.exec, plan);
+        const Estimate e = estimate(resolve(written));
+        QCOMPARE(e.peakMemory, plan.peakMemory);
+        QVERIFY(std::abs(e.stepSeconds - plan.stepSeconds) <= 1e-12 * plan.stepSeconds);
+        for (std::size_t s = 0; s < e.stages.size(); ++s) QCOMPARE(e.stages[s].memory.total(), plan.stagePeak[s]);
+        // And it never does worse than the strategy as stated, where that fits.
+        const Estimate before = estimate(r);
+        if (before.fits) QVERIFY(plan.stepSeconds <= before.stepSeconds * (1 + 1e-12));
+    }
+
+    // Done-when of #13: DeepSeek-V3 on 2,048 H800 (the preset's pp 16, 61 body layers and
+    // one MTP layer, which no even split places) gets a 1F1B plan within 80 GiB.
+    void deepSeekV3PlansWithin80GiB() {
+        const ResolvedScenario r = resolve(presetScenario("deepseek-v3-h800x2048"));
+        QCOMPARE(*r.scenario.exec.pp, std::int64_t{16});
+        QCOMPARE(*r.scenario.exec.pp_schedule, std::string("1f1b"));
+        const Plan plan = planStrategy(costInput(r), planRequest(r));
+        QVERIFY(plan.fits);
+        QVERIFY(plan.peakMemory <= Bytes{80} << 30);
+        std::int64_t layers = 0;
+        for (std::int64_t n : plan.partition.front()) layers += n;
+        QCOMPARE(layers, std::int64_t{62});
+    }
+
+    // Nothing fits: the plan says by how much, per stage, and is the lightest there is.
+    void whatIsMissing() {
+        const ResolvedScenario r = resolve(presetWith("llama3-70b-h100x64", {"exec.device_memory=12GiB"}));
+        const Plan plan = planStrategy(costInput(r), planRequest(r));
+        QVERIFY(plan.planned);
+        QVERIFY(!plan.fits);
+        QCOMPARE(plan.stageMiss.size(), std::size_t(4));
+        Bytes worst = 0;
+        for (std::size_t s = 0; s < 4; ++s) {
+            QCOMPARE(plan.stageMiss[s], plan.stagePeak[s] > plan.budget ? plan.stagePeak[s] - plan.budget : 0);
+            worst = std::max(worst, plan.stageMiss[s]);
+        }
+        QVERIFY(worst > 0);
+        for (std::uint8_t c : plan.layerClass) QCOMPARE(plan.classNames[c], std::string("FULL"));  // the lightest option
+    }
+
+    // The PPB layer descriptions carry the seed's fields (_ppb.py _MEMORY_KEY, _TIME_KEY,
+    // lay_ppb, add_to_ppb_list; reference §6.8): a head, one body per kind with its
+    // count, a tail; an option withdrawn from one body is withdrawn from all.
+    void ppbShape() {
+        const ResolvedScenario r = resolve(presetScenario("deepseek-v3-h800x2048"));
+        const LayerDescriptions d = describeLayers(costInput(r), planRequest(r).selectiveKeep, "DeepSeek-V3");
+        const nlohmann::json j = nlohmann::json::parse(ppbJson(d));
+        const auto& list = j.at("layers_description");
+        QCOMPARE(list.front().at("type").get<std::string>(), std::string("HEAD"));
+        QCOMPARE(list.back().at("type").get<std::string>(), std::string("TAIL"));
+        std::int64_t bodies = 0;
+        std::set<std::string> optionKeys;
+        for (const auto& l : list) {
+            for (const char* key : {"model_name", "type", "memory_parameter", "time", "forward_time", "backward_time", "nb_layer", "name"})
+                QVERIFY2(l.contains(key), key);
+            if (l.at("type") != "BODY") continue;
+            ++bodies;
+            QCOMPARE(l.at("name").get<std::string>(), "BODY_" + std::to_string(bodies));
+            for (const char* key : {"memory_activation", "memory_recompute", "recompute_time"}) QVERIFY2(l.contains(key), key);
+            std::set<std::string> keys;
+            for (const char* key : {"memory_select_rec", "memory_select_comm", "memory_both_comm_select"})
+                if (l.contains(key)) keys.insert(key);
+            if (bodies == 1) {
+                optionKeys = keys;
+                QCOMPARE(l.at("forward_time").get<double>(), 1.0);
+            }
+            QVERIFY(keys == optionKeys);
+            QVERIFY(l.at("memory_recompute").get<std::int64_t>() < l.at("memory_activation").get<std::int64_t>());
+            QVERIFY(l.at("recompute_time").get<double>() > l.at("backward_time").get<double>());
+        }
+        QCOMPARE(bodies, std::int64_t{3});  // dense MLA, MoE MLA, MTP
+        std::int64_t counted = 0;
+        for (const auto& l : list)
+            if (l.at("type") == "BODY") counted += l.at("nb_layer").get<std::int64_t>();
+        QCOMPARE(counted, std::int64_t{62});
+        // Tessera keeps sequence-parallel inputs sharded (layercost.h), so COMM costs time
+        // and saves nothing: it is withdrawn, and so is BOTH beside SLCT.
+        QVERIFY(!optionKeys.contains("memory_select_comm"));
+        QVERIFY(!optionKeys.contains("memory_both_comm_select"));
+    }
+
+    // A per-layer plan on uneven stages goes to HyperParallel's train.yaml (offsets in
+    // config_overrides, activation_checkpoint.layers) and reads back to the same plan.
+    void trainYamlRoundTrip() {
+        const Scenario stated = presetWith("llama3-70b-h100x64", {"exec.device_memory=40GiB", "exec.grad_shard_as_params=true"});
+        const ResolvedScenario r = resolve(stated);
+        const Plan plan = planStrategy(costInput(r), planRequest(r));
+        QVERIFY(plan.fits);
+        Scenario written = stated;
+        written.exec = planExec(stated.exec, plan);
+        const ResolvedScenario planned = resolve(written);
+        QVERIFY(planned.partition.layers.front() != std::vector<std::int64_t>(4, 20));  // uneven
+        const std::string yaml = trainYaml(planned, nullptr);
+        QVERIFY(yaml.find("offset") != std::string::npos);
+        QVERIFY(yaml.find("layers:") != std::string::npos);
+        Diagnostics d;
+        Value back = scenarioFromTrainYaml(parseDocument(yaml, "train.yaml", Format::Yaml), "", d);
+        d.raiseIfAny();
+        back.find("cluster")->set("device", Value::string("h100-sxm"));
+        back.find("cluster")->set("devices", Value::integer(64));
+        const ResolvedScenario again = resolve(scenarioFromValue(back, "train.yaml", ""));
+        QVERIFY(again.partition.layers == planned.partition.layers);
+        const CostInput a = costInput(planned), b = costInput(again);
+        QCOMPARE(a.strategy.layerClass.size(), b.strategy.layerClass.size());
+        for (std::size_t l = 0; l < a.strategy.layerClass.size(); ++l)
+            QVERIFY(a.strategy.classes[a.strategy.layerClass[l]] == b.strategy.classes[b.strategy.layerClass[l]]);
+        QCOMPARE(estimate(again).peakMemory, plan.peakMemory);
     }
 };
 
