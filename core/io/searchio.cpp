@@ -18,6 +18,7 @@ Choices choicesFor(AxisType type) {
     case AxisType::Schedule: return kPipelineSchedules;
     case AxisType::SelectiveRule: return kSelectiveRules;
     case AxisType::CpAlgorithm: return kCpAlgorithms;
+    case AxisType::Partition: return kSearchPartition;
     default: return {};
     }
 }
@@ -61,6 +62,11 @@ SearchSpec readSearch(const Value& map, Diagnostics& d) {
                 const std::string path = "search.space." + std::string(axis.key);
                 if (v->kind() == Value::Kind::String && v->asString() == "auto") {
                     s.space.push_back({std::string(axis.key), std::nullopt});
+                    continue;
+                }
+                // One named choice stands for a list of it (recompute: per_layer).
+                if (v->kind() == Value::Kind::String && !choicesFor(axis.type).empty()) {
+                    if (auto c = readCandidate(*v, axis.type, path, d)) s.space.push_back({std::string(axis.key), std::vector<SearchValue>{*c}});
                     continue;
                 }
                 if (!v->isList() || v->items().empty()) {

@@ -8,8 +8,16 @@ namespace tessera::core {
 
 PlanRequest planRequest(const ResolvedScenario& r, bool partition, bool recompute) {
     const ExecSpec& e = r.scenario.exec;
-    return PlanRequest{partition, recompute,
-                       selectiveRuleMask(*e.selective_rule, *e.flash_attention, *e.sequence_parallel)};
+    const OpMask rule = selectiveRuleMask(*e.selective_rule, *e.flash_attention, *e.sequence_parallel);
+    // SLCT is the selective recompute the run states (its ops, as the seed's SLCT takes the
+    // layer's own switches), else its rule.
+    OpMask slct = rule;
+    for (const RecomputeClass& c : costInput(r).strategy.classes)
+        if (c.mode == RecomputeClass::Selective) {
+            slct = c.keep;
+            break;
+        }
+    return PlanRequest{partition, recompute, slct, rule};
 }
 
 namespace {
@@ -35,7 +43,7 @@ RecomputeRange rangeFor(const Plan& plan, std::uint8_t cls, std::int64_t first, 
     if (c.mode == RecomputeClass::Full) r.option = "full";
     if (c.mode == RecomputeClass::Selective) {
         r.option = "selective";
-        if (c.keep != plan.selectiveKeep) r.ops = droppedOps(c.keep);  // else the run's own rule
+        if (c.keep != plan.ruleKeep) r.ops = droppedOps(c.keep);  // else the run's own rule
     }
     return r;
 }

@@ -159,27 +159,33 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
     StageSolver solver(work, types, out.budget);
     std::vector<std::int32_t> counts(std::size_t(v) * T);
     // The stage holding `ranges`: its counts per (chunk, type), then its choice.
-    // One type and one chunk: a stage's problem is (stage, layers), looked up directly.
-    const bool direct = T == 1 && v == 1;
-    std::vector<const StageChoice*> byCount(direct ? std::size_t(p) * std::size_t(layers + 1) : 0, nullptr);
+    // With one chunk, a stage's problem is (stage, layers of each type): looked up in a
+    // table indexed by the counts in mixed radix when it is small, else in the solver's memo.
+    std::vector<std::size_t> radix(T, 1);
+    std::size_t cells = std::size_t(p);
+    for (std::size_t t = 0; t < T && v == 1; ++t) {
+        radix[t] = cells / std::size_t(p);
+        cells *= std::size_t(prefix[t][layers]) + 1;
+        if (cells > (std::size_t(1) << 20)) break;
+    }
+    const bool direct = v == 1 && cells <= (std::size_t(1) << 20);
+    std::vector<const StageChoice*> byCounts(direct ? cells : 0, nullptr);
+    const std::size_t perStage = direct ? cells / std::size_t(p) : 0;
     auto stageChoice = [&](std::int64_t s, const detail::StageRanges& r) -> const StageChoice& {
-        if (direct) {
-            const std::int64_t n = r.count[0] + (s == p - 1 ? extraLast : 0);
-            const StageChoice*& hit = byCount[std::size_t(s) * std::size_t(layers + 1) + std::size_t(n)];
-            if (!hit) {
-                counts[0] = std::int32_t(n);
-                hit = &solver.solve(s, r, counts.data());
-            }
-            counts[0] = std::int32_t(n);
-            return *hit;
-        }
+        std::size_t cell = std::size_t(s) * perStage;
         for (std::int64_t c = 0; c < v; ++c) {
             const std::int64_t a = r.start[std::size_t(c)];
             const std::int64_t b = a + r.count[std::size_t(c)] + (s == p - 1 && c == v - 1 ? extraLast : 0);
-            for (std::size_t t = 0; t < T; ++t)
-                counts[std::size_t(c) * T + t] = prefix[t][std::size_t(b)] - prefix[t][std::size_t(a)];
+            for (std::size_t t = 0; t < T; ++t) {
+                const std::int32_t n = prefix[t][std::size_t(b)] - prefix[t][std::size_t(a)];
+                counts[std::size_t(c) * T + t] = n;
+                cell += radix[t] * std::size_t(n);
+            }
         }
-        return solver.solve(s, r, counts.data());
+        if (!direct) return solver.solve(s, r, counts.data());
+        const StageChoice*& hit = byCounts[cell];
+        if (!hit) hit = &solver.solve(s, r, counts.data());
+        return *hit;
     };
     const PipelineShape shape{st.schedule, int(p), int(v), int(st.mbn)};
     const bool gpipe = st.schedule == Schedule::GPipe;
@@ -260,9 +266,10 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
             }
             if (all) ceiling = step(even);
         }
-        // Both passes ask for the same stages in the same order: the second replays the first's.
+        // Pass 1 asks, cell by cell, for a prefix of what pass 0 asked (it stops as early or
+        // earlier): it replays pass 0's answers from where each cell's began.
         std::vector<const StageChoice*> asked;
-        std::size_t replay = 0;
+        std::vector<std::size_t> cellStart(span.size(), 0);
         const int firstPass = std::isfinite(ceiling) ? 1 : 0;
         for (int pass = firstPass; pass < 2; ++pass) {
             const bool replaying = pass > firstPass;
@@ -272,6 +279,8 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
                 const std::int64_t jFirst = s == p - 1 ? placed : s + 1, jLast = placed - (p - 1 - s);
                 for (std::int64_t j = jFirst; j <= jLast; ++j) {
                     cell.clear();
+                    std::size_t& first = cellStart[std::size_t(s) * std::size_t(placed + 1) + std::size_t(j)];
+                    if (pass == 0) first = asked.size();
                     double kept = 0;  // pass 1: the bound of the one label kept
                     auto add = [&](const Label& x) {
                         const double b = bound(x, s, j);
@@ -280,7 +289,10 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
                         if (cell.empty() || b < kept) cell.assign(1, x), kept = b;
                     };
                     for (std::int64_t i = s == 0 ? 0 : j - 1; i >= (s == 0 ? 0 : s); --i) {
-                        const StageChoice* asking = replaying ? asked[replay++] : nullptr;
+                        // A stage of n layers takes at least n of the fastest layer's time, and the
+                        // step at least m times that: past the plan in hand, no need to ask.
+                        if (double(st.mbn) * double(j - i) * fastest > ceiling * (1 + 1e-12)) break;
+                        const StageChoice* asking = replaying ? asked[first + std::size_t(s == 0 ? 0 : j - 1 - i)] : nullptr;
                         if (!asking) {
                             r.start[0] = i, r.count[0] = j - i;
                             asking = &stageChoice(s, r);
@@ -288,6 +300,8 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
                         }
                         const StageChoice& c = *asking;
                         if (!c.fits) break;  // a stage holding more layers fits no better
+                        // Nor is it faster, and the step is at least m times any stage's time.
+                        if (double(st.mbn) * c.perMicroBatch > ceiling * (1 + 1e-12)) break;
                         if (s == 0) {
                             add(extend(Label{}, c));
                             continue;
@@ -351,7 +365,7 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
     out.partition = grid;
     out.classes = classes;
     out.classNames = names;
-    out.selectiveKeep = request.selectiveKeep;
+    out.ruleKeep = request.ruleKeep;
     out.layerClass.assign(layers, 0);
     for (std::int64_t s = 0; s < p; ++s) {
         const detail::StageRanges r = rangesOf(s);
@@ -391,7 +405,7 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
     CostInput check = in;
     applyPlan(out, check.strategy);
     Estimate e;
-    const Summary sum = evaluate(check, &e);
+    const Summary sum = evaluate(check, request.stageFigures ? &e : nullptr);
     out.stepSeconds = sum.stepSeconds;
     out.peakMemory = sum.peakMemory;
     out.fits = fits && sum.peakMemory <= out.budget;

@@ -48,7 +48,9 @@ RecomputeClass planOptionClass(PlanOption option, OpMask selectiveKeep);
 struct PlanRequest {
     bool partition = true;   // choose the layers per stage (vpp 1); else keep the strategy's
     bool recompute = true;   // choose every layer's option; else keep what the strategy states
-    OpMask selectiveKeep = kOpAll;  // what SLCT keeps: selectiveRuleMask(rule, flash, sp)
+    OpMask selectiveKeep = kOpAll;  // what SLCT keeps: the run's selective recompute (planexec.h planRequest)
+    OpMask ruleKeep = kOpAll;       // what a bare `selective` range means: selectiveRuleMask(rule, flash, sp)
+    bool stageFigures = true;       // fill Plan::stagePeak and stageMiss (the search needs neither)
 };
 
 struct Plan {
@@ -61,7 +63,7 @@ struct Plan {
     std::vector<RecomputeClass> classes;
     std::vector<std::string> classNames;  // NONE, SLCT, ... or STATED for a strategy's own
     std::vector<std::uint8_t> layerClass;
-    OpMask selectiveKeep = kOpAll;  // the request's: a class keeping this is the run's selective rule
+    OpMask ruleKeep = kOpAll;  // the request's: a class keeping this is written as a bare `selective`
     // As the cost model prices the plan (evaluate() of it; tst_plan holds the two equal).
     double stepSeconds = 0;
     Bytes peakMemory = 0, budget = 0;

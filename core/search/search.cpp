@@ -18,7 +18,18 @@ std::string Candidate::label() const {
                   (long long)dp, (long long)tp, (long long)pp, (long long)vpp, (long long)cp, (long long)ep,
                   (long long)mbs, (long long)mbn, recomputeName(recompute).c_str(), scheduleName(schedule).c_str(),
                   sp ? " sp" : "", fsdp ? " fsdp" : gradSharded ? " zero2" : optimizerSharded ? " zero1" : "");
-    return buffer;
+    std::string out = buffer;
+    if (plan) {  // the planned placement, when it is not the even split
+        std::string stages;
+        bool even = true;
+        for (const auto& chunk : plan->partition)
+            for (std::int64_t n : chunk) {
+                stages += (stages.empty() ? "" : ",") + std::to_string(n);
+                even = even && n == plan->partition.front().front();
+            }
+        if (!even) out += " layers " + stages;
+    }
+    return out;
 }
 
 namespace {
@@ -83,9 +94,24 @@ std::string memoryBucket(Bytes need, Bytes limit) {
 
 }  // namespace
 
+std::optional<Summary> priceCandidate(const SearchSetup& setup, const Validity& validity, Candidate& c, CostInput& in) {
+    const SearchSpace& space = setup.space;
+    validity.fill(c, in);
+    if (!space.planPartition && c.recompute != RecomputeMode::PerLayer) return evaluate(in);
+    // Planned inside: its own placement and options, within the search's limit.
+    const OpMask rule = selectiveRuleMask(space.selectiveRule, in.strategy.flash, c.sp);
+    const PlanRequest request{space.planPartition, c.recompute == RecomputeMode::PerLayer, rule, rule, false};
+    auto plan = std::make_shared<Plan>(planStrategy(in, request, space.memoryLimit));
+    if (!plan->planned) return std::nullopt;
+    const Summary s{plan->peakMemory, plan->stepSeconds, plan->fits};
+    c.plan = std::move(plan);
+    return s;
+}
+
 CostInput candidateInput(const SearchSetup& setup, const Candidate& c) {
     CostInput in = setup.input;
     Validity(setup).fill(c, in);
+    if (c.plan) applyPlan(*c.plan, in.strategy);
     return in;
 }
 
@@ -121,8 +147,12 @@ SearchResult runSearch(const SearchSetup& setup, const SearchOptions& options) {
                     ++part.refused[std::size_t(why)];
                     continue;
                 }
-                validity.fill(c, in);
-                const Summary s = evaluate(in);
+                const std::optional<Summary> priced = priceCandidate(setup, validity, c, in);
+                if (!priced) {
+                    ++part.refused[std::size_t(Refusal::LayersFewerThanChunks)];
+                    continue;
+                }
+                const Summary& s = *priced;
                 ++part.evaluated;
                 c.peakMemory = s.peakMemory;
                 c.stepSeconds = s.stepSeconds;

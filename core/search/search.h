@@ -15,10 +15,12 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "plan/planner.h"
 #include "search/space.h"
 
 namespace tessera::core {
@@ -33,10 +35,13 @@ struct Candidate {
     bool sp = false, optimizerSharded = false, gradSharded = false, fsdp = false;
     RecomputeMode recompute = RecomputeMode::None;
     Schedule schedule = Schedule::OneFOneB;
+    // The plan inside the candidate (pp_partition: auto, recompute: per_layer): its layers
+    // per stage and each layer's option, which its figures price and its exec states.
+    std::shared_ptr<const Plan> plan;
     Bytes peakMemory = 0;
     double stepSeconds = 0;
     double tokensPerSecond = 0;
-    std::string label() const;  // "dp2 tp8 pp4 vpp1 mbs1 selective"
+    std::string label() const;  // "dp2 tp8 pp4 vpp1 mbs1 selective", "... per_layer 1f1b planned"
 };
 
 struct SearchProgress {

@@ -6,7 +6,13 @@
 namespace tessera::core {
 
 std::string recomputeName(RecomputeMode mode) {
-    return mode == RecomputeMode::Full ? "full" : mode == RecomputeMode::Selective ? "selective" : "none";
+    switch (mode) {
+    case RecomputeMode::Full: return "full";
+    case RecomputeMode::Selective: return "selective";
+    case RecomputeMode::PerLayer: return "per_layer";
+    case RecomputeMode::None: break;
+    }
+    return "none";
 }
 
 std::string scheduleName(Schedule schedule) {
@@ -181,8 +187,10 @@ SearchSetup searchSetup(const Scenario& scenario) {
         const std::vector<SearchValue> all{std::string("none"), std::string("selective"), std::string("full")};
         for (const SearchValue& v : a->values ? *a->values : all) {
             const std::string& name = std::get<std::string>(v);
-            sp.recompute.push_back(name == "full" ? RecomputeMode::Full
-                                   : name == "selective" ? RecomputeMode::Selective : RecomputeMode::None);
+            sp.recompute.push_back(name == "full"        ? RecomputeMode::Full
+                                   : name == "selective" ? RecomputeMode::Selective
+                                   : name == "per_layer" ? RecomputeMode::PerLayer
+                                                         : RecomputeMode::None);
         }
     } else if (const std::optional<RecomputeMode> stated = statedRecompute(e)) {
         sp.recompute = {*stated};
@@ -215,10 +223,16 @@ SearchSetup searchSetup(const Scenario& scenario) {
         sp.schedule = {schedule(*e.pp_schedule)};
     }
 
+    // pp_partition: auto plans the placement of every candidate; a stated one gives way
+    // (each candidate states its own pp_partition).
+    if (axis(search, "pp_partition")) {
+        sp.planPartition = true;
+        varied.emplace_back("pp_partition");
+    }
     // A stated placement of the layers is carried to every candidate whose stages and
     // chunks it places (an offset per stage fixes pp); the others are refused, as
     // resolve() refuses them. One that places no candidate's layers is refused here.
-    if (e.offset || e.pp_partition) {
+    if (!sp.planPartition && (e.offset || e.pp_partition)) {
         const char* key = e.pp_partition ? "exec.pp_partition" : "exec.offset";
         std::string lastError;
         bool any = false;

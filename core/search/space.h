@@ -21,7 +21,8 @@
 namespace tessera::core {
 
 enum class Objective : std::uint8_t { StepTime, Memory, TokensPerSecond };
-enum class RecomputeMode : std::uint8_t { None, Selective, Full };
+// PerLayer: the planner chooses every layer's option (plan/planner.h).
+enum class RecomputeMode : std::uint8_t { None, Selective, Full, PerLayer };
 
 struct SearchSpace {
     std::vector<std::int64_t> tp, pp, vpp, cp, ep, mbs;
@@ -38,6 +39,9 @@ struct SearchSpace {
     // space takes it, [pp index · vpp.size() + vpp index] -> [chunk][stage]; an empty
     // entry where it places no layers for that shape. Empty: nothing stated, the even split.
     std::vector<std::vector<std::vector<std::int64_t>>> placements;
+    // search.space.pp_partition: auto - the planner places the layers of every candidate
+    // (vpp 1; with vpp > 1 the even split, the remainder on the last chunks).
+    bool planPartition = false;
 
     std::int64_t devices = 1, globalBatch = 1;
     Bytes memoryLimit = 0;

@@ -1,5 +1,6 @@
 #include "search/strategy.h"
 
+#include "plan/planexec.h"
 #include "spec/overlay.h"
 
 namespace tessera::core {
@@ -13,12 +14,17 @@ ExecSpec strategyExec(const Candidate& c) {
     if (c.optimizerShard > 0) e.optimizer_shard = c.optimizerShard;  // 0: the whole group, as unstated means
     e.pp_schedule = scheduleName(c.schedule);
     e.recompute = std::vector<RecomputeRange>{RecomputeRange{0, std::nullopt, recomputeName(c.recompute), std::nullopt}};
+    if (c.plan) {  // the planned placement and every layer's option
+        e.pp_partition = c.plan->partition.size() == 1 ? StageCounts{c.plan->partition.front()} : StageCounts{c.plan->partition};
+        e.recompute = planRanges(*c.plan);
+    }
     return e;
 }
 
 ExecSpec execFor(const ExecSpec& stated, const Candidate& c) {
     ExecSpec e = stated;
     e.full_recompute.reset(), e.selective_recompute.reset();
+    if (c.plan) e.offset.reset(), e.selective_comm_recompute.reset();  // the plan states the placement and the options
     overlay(e, strategyExec(c));
     return e;
 }

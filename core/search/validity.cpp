@@ -17,6 +17,7 @@ std::string refusalText(Refusal r) {
     case Refusal::ScheduleNeedsChunks: return "the interleaved schedule needs vpp > 1";
     case Refusal::ChunksNeedInterleaved: return "vpp > 1 needs the interleaved schedule";
     case Refusal::LayersNotSplit: return "the layers do not split evenly over pp·vpp";
+    case Refusal::LayersFewerThanChunks: return "fewer layers than pp·vpp chunks to place them on";
     case Refusal::BatchNotDivided: return "the global batch is not a multiple of micro_batch_size·dp";
     case Refusal::MicroBatchesNotListed: return "micro_batch_num is not one of the listed candidates";
     case Refusal::TooFewMicroBatches: return "fewer micro-batches than pipeline stages";
@@ -115,7 +116,11 @@ Refusal Validity::check(const std::size_t* d, Candidate& c) const {
     if (c.schedule == Schedule::Interleaved && c.vpp == 1) return Refusal::ScheduleNeedsChunks;
     if (c.vpp > 1 && c.schedule != Schedule::Interleaved) return Refusal::ChunksNeedInterleaved;
     if (c.vpp > 64) return Refusal::TooManyChunks;
-    if (s.placements.empty() && m_layers % (c.pp * c.vpp) != 0) return Refusal::LayersNotSplit;
+    if (s.planPartition) {
+        if (m_layers < c.pp * c.vpp) return Refusal::LayersFewerThanChunks;
+    } else if (s.placements.empty() && m_layers % (c.pp * c.vpp) != 0) {
+        return Refusal::LayersNotSplit;
+    }
     if (!s.placements.empty()) {
         c.placement = std::uint32_t(d[1] * s.vpp.size() + d[3]);
         if (s.placements[c.placement].empty()) return Refusal::PlacementNotFitting;

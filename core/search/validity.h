@@ -7,9 +7,11 @@
 // search leaves out (pruned: outside a listed dp or micro_batch_num, or the same
 // strategy as another candidate, or dominated by one). Internal to core/search.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "model/estimate.h"
 #include "search/search.h"
 
 namespace tessera::core {
@@ -50,6 +52,7 @@ enum class Refusal : std::uint8_t {
     ExpertShardNotDividing,
     DeferredWithoutFsdp,
     PlacementNotFitting,
+    LayersFewerThanChunks,
     Count
 };
 inline constexpr std::size_t kRefusalReasons = std::size_t(Refusal::Count);
@@ -77,5 +80,10 @@ private:
 };
 
 std::vector<std::string> adviceWhenNothingFits(const SearchSetup& setup, const SearchResult& result);
+
+// A valid candidate priced as the search prices it: `in` filled with it, planned inside
+// where the space asks (pp_partition: auto, recompute: per_layer; the plan kept in
+// c.plan), then evaluated. nullopt: no plan (fewer layers than chunks).
+std::optional<Summary> priceCandidate(const SearchSetup& setup, const Validity& validity, Candidate& c, CostInput& in);
 
 }  // namespace tessera::core

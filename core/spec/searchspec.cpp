@@ -8,6 +8,9 @@ std::span<const AxisInfo> searchAxes() {
         {"tp", AxisType::Count, true, true},
         {"pp", AxisType::Count, true, true},
         {"vpp", AxisType::Count, true, true},
+        {"pp_partition", AxisType::Partition, true, false,
+         "the layers each stage holds: auto plans them for every candidate (the pipeline balancer, exact; "
+         "with vpp > 1 the even split, the remainder on the last chunks)"},
         {"cp", AxisType::Count, true, true},
         {"ep", AxisType::Count, true, true},
         {"etp", AxisType::Count, true, false},

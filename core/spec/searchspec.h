@@ -23,9 +23,12 @@ struct SearchAxis {
 };
 
 inline constexpr std::string_view kObjectives[] = {"step_time", "memory", "tokens_per_second"};
-inline constexpr std::string_view kSearchRecompute[] = {"none", "selective", "full"};
+// per_layer: the planner chooses each layer's option (plan/planner.h), as the seed's per_layer.
+inline constexpr std::string_view kSearchRecompute[] = {"none", "selective", "full", "per_layer"};
+// The layer placement: auto plans it for every candidate (plan/planner.h).
+inline constexpr std::string_view kSearchPartition[] = {"auto"};
 
-enum class AxisType { Count, Flag, Recompute, Schedule, SelectiveRule, CpAlgorithm };
+enum class AxisType { Count, Flag, Recompute, Schedule, SelectiveRule, CpAlgorithm, Partition };
 struct AxisInfo {
     std::string_view key;
     AxisType type;

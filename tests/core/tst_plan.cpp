@@ -18,6 +18,7 @@
 #include "model/estimate.h"
 #include "plan/planner.h"
 #include "resolve/resolve.h"
+#include "search/search.h"
 
 using namespace tessera::core;
 
@@ -161,7 +162,7 @@ private slots:
         std::vector<Bytes> budgets{peaks.front() - 1};
         for (double q : {0.0, 0.1, 0.25, 0.5, 0.75, 1.0}) budgets.push_back(peaks[std::size_t(q * double(peaks.size() - 1))]);
         for (std::size_t i = 1; i < 6; ++i) budgets.push_back(peaks.front() + (peaks.back() - peaks.front()) * Bytes(i) / 6);
-        const PlanRequest request{partitions, true, keep};
+        const PlanRequest request{partitions, true, keep, keep};
         for (Bytes budget : budgets) {
             double best = std::numeric_limits<double>::infinity();
             for (const Priced& p : all)
@@ -250,6 +251,42 @@ private slots:
         }
         QVERIFY(worst > 0);
         for (std::uint8_t c : plan.layerClass) QCOMPARE(plan.classNames[c], std::string("FULL"));  // the lightest option
+    }
+
+    // Done-when of #13: on Llama-3 70B / 64 H100, at limits between the stated layout's
+    // peak under full recompute and without any (selective is the same as none under
+    // flash attention), the per-layer search's best is faster than the best uniform
+    // strategy that fits, and at no limit slower.
+    void perLayerBeatsUniform() {
+        auto best = [](const char* recompute, double limitGiB) {
+            Scenario s = presetScenario("llama3-70b-h100x64");
+            s.search.reset();
+            const std::string yaml = std::string("search:\n  space: {tp: [4, 8], pp: [2, 4, 8], dp: auto, micro_batch_size: [1, 2],\n"
+                                                 "          micro_batch_num: auto, recompute: ") + recompute + "}\n"
+                                                 "  constraints: {memory_limit_gb: " + std::to_string(limitGiB) + "}\n";
+            Diagnostics d;
+            s.search = readSearch(*parseDocument(yaml, "search.yaml", Format::Yaml).find("search"), d);
+            d.raiseIfAny();
+            const SearchResult r = runSearch(searchSetup(s));
+            return r.top.empty() ? std::numeric_limits<double>::infinity() : r.top.front().stepSeconds;
+        };
+        Scenario full = presetScenario("llama3-70b-h100x64"), none = full;
+        full.exec.recompute = std::vector<RecomputeRange>{{0, std::nullopt, "full", std::nullopt}};
+        none.exec.recompute = std::vector<RecomputeRange>{{0, std::nullopt, "none", std::nullopt}};
+        const double lo = double(estimate(resolve(full)).peakMemory) / double(GiB);
+        const double hi = double(estimate(resolve(none)).peakMemory) / double(GiB);
+        QVERIFY(lo < hi);
+        for (double f : {0.2, 0.4, 0.6, 0.8}) {
+            const double limit = lo + f * (hi - lo);
+            const double uniform = best("[none, selective, full]", limit), perLayer = best("per_layer", limit);
+            const QString at = QString("at %1 GiB: per-layer %2 s, uniform %3 s").arg(limit, 0, 'f', 1).arg(perLayer).arg(uniform);
+            qInfo("%s", qPrintable(at));
+            QVERIFY2(std::isfinite(uniform) && perLayer < uniform, qPrintable(at));
+        }
+        for (double limit : {lo - 5, hi + 5}) {  // outside: never slower
+            const double uniform = best("[none, selective, full]", limit), perLayer = best("per_layer", limit);
+            QVERIFY2(perLayer <= uniform * (1 + 1e-12) || !std::isfinite(uniform), qPrintable(QString::number(limit)));
+        }
     }
 
     // The PPB layer descriptions carry the seed's fields (_ppb.py _MEMORY_KEY, _TIME_KEY,

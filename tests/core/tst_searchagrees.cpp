@@ -64,6 +64,10 @@ Tally walk(const std::string& yaml) {
         c.index = index;
         const Refusal why = validity.check(digits, c);
         ++t.candidates;
+        // A valid candidate (pruned or not) is priced first, as the search prices it: a
+        // planned one then states its plan (pp_partition, recompute ranges) in its exec.
+        CostInput in = setup.input;
+        const bool planned = (why == Refusal::None || isPruning(why)) && priceCandidate(setup, validity, c, in).has_value();
         // The candidate under the search's constraint: its global batch stated, the
         // micro-batches left to resolve() (a candidate refused before the search derived
         // them has none of its own).
@@ -86,7 +90,7 @@ Tally walk(const std::string& yaml) {
         }
         if (invalid) ++t.invalid;
         else if (why != Refusal::None) ++t.pruned;
-        else compare(stated, setup, c, t);
+        else if (planned) compare(stated, setup, c, t);
     }
     return t;
 }
@@ -152,6 +156,16 @@ private slots:
             "search:\n  space: {tp: auto, pp: [1, 2, 4, 8], micro_batch_size: [1, 2], optimizer_parallel: auto,\n"
             "          recompute: [none, selective, full]}\n"
             "  constraints: {global_batch_size: 128}\n") << 150;
+        // Planned inside every candidate: the layers per stage (pp_partition: auto, which
+        // lets 30 layers go on 4 or 8 stages) and each layer's option (per_layer), at a
+        // limit that makes the plan choose; each candidate's exec states its plan.
+        QTest::newRow("planned: partition and per-layer recompute") << QString(
+            "model: {preset: llama3-8b, num_hidden_layers: 30}\ncluster: {device: h100-sxm, devices: 32}\n"
+            "exec: {seq_length: 4096}\n"
+            "search:\n  space: {tp: [1, 2, 4], pp: [1, 2, 4, 8], micro_batch_size: [1, 2, 4], optimizer_parallel: auto,\n"
+            "          grad_shard: auto, sequence_parallel: auto, recompute: [full, per_layer], pp_schedule: [1f1b, gpipe],\n"
+            "          pp_partition: auto}\n"
+            "  constraints: {global_batch_size: 128, memory_limit_gb: 30}\n") << 150;
     }
     void everyCandidate() {
         QFETCH(QString, yaml);
