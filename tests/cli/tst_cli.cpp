@@ -189,6 +189,32 @@ private slots:
         QVERIFY(!QFile::exists(dir.filePath("zero1.yaml")));
     }
 
+    // tessera plan: the plan of DeepSeek-V3's pp 16 fits 80 GiB; -o writes a scenario
+    // that estimate prices at the plan's step; --ppb writes the seed's layer descriptions;
+    // a budget nothing fits exits 2 and says by how much.
+    void planWritesWhatEstimateReads() {
+        QTemporaryDir dir;
+        const Run json = tessera({"plan", "deepseek-v3-h800x2048", "--json", "-o", "planned.yaml", "--ppb", "layers.json"}, dir.path());
+        QVERIFY2(json.code == 0, qPrintable(json.err));
+        const QJsonObject o = QJsonDocument::fromJson(json.out.toUtf8()).object();
+        QVERIFY(o["fits"].toBool());
+        QCOMPARE(o["stages"].toArray().size(), 16);
+        QVERIFY(o["exec"].toObject().contains("pp_partition"));
+        const Run estimated = tessera({"estimate", "planned.yaml", "--json"}, dir.path());
+        QVERIFY2(estimated.code == 0, qPrintable(estimated.err));
+        const double step = QJsonDocument::fromJson(estimated.out.toUtf8())["step_time_s"].toDouble();
+        QVERIFY2(std::abs(step - o["step_seconds"].toDouble()) <= 1e-9 * step,
+                 qPrintable(QString("estimate %1 s, plan %2 s").arg(step).arg(o["step_seconds"].toDouble())));
+        QFile layers(dir.filePath("layers.json"));
+        QVERIFY(layers.open(QIODevice::ReadOnly));
+        const QJsonArray described = QJsonDocument::fromJson(layers.readAll())["layers_description"].toArray();
+        QCOMPARE(described.size(), 5);  // head, three bodies, tail
+        const Run text = tessera({"plan", "llama3-70b-h100x64", "--set", "exec.device_memory=12GiB"});
+        QCOMPARE(text.code, 2);
+        QVERIFY2(text.out.contains("Nothing fits") && text.out.contains("Misses"), qPrintable(text.out));
+        QCOMPARE(tessera({"plan", "llama3-70b-h100x64", "--keep-partition", "--keep-recompute"}).code, 64);
+    }
+
     // Each strategy of `search --json` is an exec section: laid over the scenario's
     // exec (here key by key with --set), `estimate` prices it to the figures beside it.
     void searchStrategiesReEstimate_data() {
