@@ -171,6 +171,36 @@ private slots:
         QVERIFY(!review.searchStale);
     }
 
+    // Plan (Ctrl+P): DeepSeek-V3's stated strategy does not fit 80 GiB; the plan that
+    // does is written into exec as one undo step, and the views price it at once.
+    void planIsOneUndoStepThatFits() {
+        tessera::ui::Session session;
+        QVERIFY(session.load(QStringLiteral("deepseek-v3-h800x2048")));
+        QVERIFY(session.evaluationIsCurrent());
+        QVERIFY(!session.evaluation()->estimate.fits);
+        const core::Value before = session.document();
+        QSignalSpy planned(&session, &tessera::ui::Session::planned);
+        const QString summary = session.plan();
+        QCOMPARE(planned.count(), 1);
+        QVERIFY2(summary.startsWith("Planned"), qPrintable(summary));
+        session.evaluateNow();
+        QVERIFY(session.evaluationIsCurrent());
+        QVERIFY(session.evaluation()->estimate.fits);
+        QVERIFY(session.scenario()->exec.pp_partition);
+        QVERIFY(session.scenario()->exec.recompute->size() > 1);  // a choice per layer range
+        QVERIFY(session.isModified());
+        session.undoStack()->undo();
+        QCOMPARE(core::toYaml(session.document()), core::toYaml(before));
+        // A budget nothing fits: said, and nothing changes.
+        core::Value tight = session.document();
+        core::setAt(tight, "exec.device_memory", core::Value::string("8 GiB"));
+        session.setScenario(tight, tessera::ui::Change::Edit, "edit exec.device_memory");
+        session.evaluateNow();
+        const core::Value unchanged = session.document();
+        QVERIFY(session.plan().startsWith("No plan fits"));
+        QCOMPARE(core::toYaml(session.document()), core::toYaml(unchanged));
+    }
+
     // A field the cost model does not price is greyed, and its tooltip says why.
     void unpricedFieldsAreGreyedWithTheirReason() {
         MainWindow window({}, nullptr, false);

@@ -95,6 +95,7 @@ MainWindow::MainWindow(const QString& scenarioPath, QWidget* parent, bool restor
         // Not restarted by later edits: at most one interval of typing is lost.
         if (m_session.isModified() && !m_autosave->isActive()) m_autosave->start();
     });
+    connect(&m_session, &Session::planned, this, [this](const QString& summary) { statusBar()->showMessage(summary, 10000); });
     connect(&m_session, &Session::picked, this, [this](const QString& label) {
         statusBar()->showMessage(tr("Picked %1 (Edit ▸ Undo returns to the strategy before)").arg(label), 8000);
     });
@@ -146,6 +147,11 @@ void MainWindow::buildMenus() {
     auto* searchAction = toolbar->addAction(tr("Search ▶"), this, &MainWindow::startSearch);
     searchAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     searchAction->setToolTip(tr("Search the strategy space of this scenario on a worker thread (Ctrl+R)"));
+    auto* planAction = toolbar->addAction(tr("Plan"), this, [this] { m_session.plan(); });
+    planAction->setObjectName(QStringLiteral("planStrategy"));
+    planAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
+    planAction->setToolTip(tr("Plan inside this strategy (Ctrl+P): the layers each stage holds and what each layer "
+                              "recomputes, fastest within the memory budget; written into the exec section as one undo step"));
 }
 
 QWidget* MainWindow::view(const QString& name) const {

@@ -10,7 +10,9 @@
 #include "io/presets.h"
 #include "io/scenarioio.h"
 #include "io/specwriter.h"
+#include "plan/planexec.h"
 #include "search/strategy.h"
+#include "units/units.h"
 #include "style/text.h"
 
 namespace tessera::ui {
@@ -182,6 +184,35 @@ void Session::cancelSearch() { m_searchController->cancel(); }
 
 bool Session::searchIsStale() const {
     return m_search && m_search->error.isEmpty() && !searchInputsOf(m_document).sameAs(m_searchInputs);
+}
+
+QString Session::plan() {
+    QString summary;
+    if (!evaluationIsCurrent() || !m_scenario) {
+        summary = tr("Nothing planned: the scenario does not price as it stands (%n problem(s))", nullptr, int(m_problems.size()));
+    } else {
+        const core::ResolvedScenario& r = m_evaluation->resolved;
+        const core::Plan plan = core::planStrategy(core::costInput(r), core::planRequest(r));
+        if (!plan.planned) {
+            summary = tr("Nothing planned: %1").arg(qs(plan.why));
+        } else if (!plan.fits) {
+            std::size_t worst = 0;
+            for (std::size_t s = 0; s < plan.stageMiss.size(); ++s)
+                if (plan.stageMiss[s] > plan.stageMiss[worst]) worst = s;
+            summary = tr("No plan fits %1: the lightest misses by %2 on stage %3 (tessera plan lists every stage)")
+                          .arg(qs(core::formatGiB(plan.budget)), qs(core::formatGiB(plan.stageMiss[worst])))
+                          .arg(worst);
+        } else {
+            core::Value document = m_document;
+            core::setAt(document, "exec", core::SpecWriter::write(core::planExec(m_scenario->exec, plan)));
+            summary = tr("Planned: step %1 (was %2), peak %3 (was %4)")
+                          .arg(qs(core::formatSeconds(plan.stepSeconds)), qs(core::formatSeconds(m_evaluation->estimate.stepSeconds)),
+                               qs(core::formatGiB(plan.peakMemory)), qs(core::formatGiB(m_evaluation->estimate.peakMemory)));
+            setScenario(document, Change::Pick, tr("plan the strategy"));
+        }
+    }
+    emit planned(summary);
+    return summary;
 }
 
 void Session::pick(const core::Candidate& candidate) {

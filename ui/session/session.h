@@ -101,6 +101,13 @@ public:
     // A candidate's strategy laid over the exec section (core::execFor): one undo step.
     void pick(const core::Candidate& candidate);
 
+    // --- planning inside the strategy ------------------------------------------------
+    // Plans the current strategy (core/plan: layers per stage, each layer's recompute)
+    // and, when a plan fits, writes its pp_partition and recompute ranges into the exec
+    // section as one undo step. Says what happened in words (planned() carries it too);
+    // nothing changes when the document does not price or no plan fits.
+    QString plan();
+
 signals:
     void documentChanged(tessera::ui::Change why);
     void evaluated();
@@ -110,6 +117,7 @@ signals:
     void searchFinished();
     void modifiedChanged(bool modified);
     void picked(const QString& label);  // a candidate's strategy is now the exec section
+    void planned(const QString& summary);  // plan() ran: what it did, in words
 
 private:
     void apply(const core::Value& document, Change why);
