@@ -63,10 +63,13 @@ struct Priced {
 
 // Every plan of `in` (partitions when `partitions`, else the strategy's own; all five
 // options on every layer), priced.
-std::vector<Priced> everyPlan(const CostInput& in, OpMask keep, bool partitions) {
+std::vector<Priced> everyPlan(const CostInput& in, OpMask keep, bool partitions, bool allFive) {
     CostInput c = in;
     c.strategy.classes.clear();
-    for (std::size_t o = 0; o < kPlanOptions; ++o) c.strategy.classes.push_back(planOptionClass(PlanOption(o), keep));
+    for (std::size_t o = 0; o < kPlanOptions; ++o)
+        if (allFive || o == 0 || o == std::size_t(PlanOption::Slct) || o == std::size_t(PlanOption::Full))
+            c.strategy.classes.push_back(planOptionClass(PlanOption(o), keep));
+    const std::size_t options = c.strategy.classes.size();
     const std::size_t layers = in.model.layerKind.size();
     const std::int64_t placed = in.model.bodyLayers + (in.strategy.mtpOnStages ? in.model.mtpLayers : 0);
     std::vector<std::vector<std::int64_t>> grids;
@@ -82,7 +85,7 @@ std::vector<Priced> everyPlan(const CostInput& in, OpMask keep, bool partitions)
             const Summary s = evaluate(c);
             out.push_back({s.peakMemory, s.stepSeconds});
             std::size_t i = 0;
-            while (i < layers && ++cls[i] == kPlanOptions) cls[i++] = 0;
+            while (i < layers && ++cls[i] == options) cls[i++] = 0;
             if (i == layers) break;
         }
     };
@@ -122,6 +125,7 @@ private slots:
     void bruteForce_data() {
         QTest::addColumn<QString>("yaml");
         QTest::addColumn<bool>("partitions");
+        QTest::addColumn<bool>("allFive");  // else NONE, SLCT and FULL (COMM and BOTH are always withdrawn: ppbShape)
         // A dense family (Llama-3 8B's layer, cut to a few layers) and a mixed one
         // (DeepSeek-V3's MLA and MoE layers behind one dense layer, and an MTP layer),
         // over pipeline depths, schedules, micro-batch counts and data parallelism.
@@ -139,21 +143,29 @@ private slots:
                             const QString model = QString::fromStdString(family).arg(body);
                             const std::string yaml = scenario(model.toStdString(), pp, 1, mbn, schedule, dp, body + (mtp ? 1 : 0));
                             QTest::newRow(qPrintable(QString("%1 pp%2 %3 dp%4 m%5").arg(mtp ? "mixed" : "dense").arg(pp).arg(schedule).arg(dp).arg(mbn)))
-                                << QString::fromStdString(yaml) << true;
+                                << QString::fromStdString(yaml) << true << true;
                         }
+        // Seven layers on 2 and 4 stages, which no even split places: the bounds that stop
+        // the partition programme early are exercised (NONE, SLCT, FULL on every layer).
+        for (std::int64_t pp : {2, 4})
+            for (std::int64_t mbn : {pp, 3 * pp})
+                QTest::newRow(qPrintable(QString("dense 7 layers pp%1 1f1b dp2 m%2").arg(pp).arg(mbn)))
+                    << QString::fromStdString(scenario(QString::fromStdString(dense).arg(7).toStdString(), pp, 1, mbn, "1f1b", 2, 7))
+                    << true << false;
         // Interleaved: the partition stays; every layer's option is planned.
         for (std::int64_t dp : {1, 2})
             QTest::newRow(qPrintable(QString("dense pp2 vpp2 interleaved dp%1").arg(dp)))
                 << QString::fromStdString(scenario(QString::fromStdString(dense).arg(4).toStdString(), 2, 2, 4, "interleaved", dp, 4))
-                << false;
+                << false << true;
     }
     void bruteForce() {
         QFETCH(QString, yaml);
         QFETCH(bool, partitions);
+        QFETCH(bool, allFive);
         const ResolvedScenario r = resolvedOf(yaml.toStdString());
         const CostInput in = costInput(r);
         const OpMask keep = selectiveRuleMask(*r.scenario.exec.selective_rule, in.strategy.flash, in.strategy.sp);
-        const std::vector<Priced> all = everyPlan(in, keep, partitions);
+        const std::vector<Priced> all = everyPlan(in, keep, partitions, allFive);
         QVERIFY(!all.empty());
         std::vector<Bytes> peaks;
         for (const Priced& p : all) peaks.push_back(p.peak);
