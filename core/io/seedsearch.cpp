@@ -313,8 +313,10 @@ void SeedReader::readRecompute() {
         if (const Value* modes = est && est->isMap() ? present(*est, "recompute_modes") : nullptr)
             m_space.set("recompute", *modes, modes->mark());  // the modes auto chooses among
     } else if (mode == "per_layer") {
-        refuse(*r, path, "a recompute option per layer is the planner's, which Tessera does not have yet: use auto (one option "
-                         "for every layer, searched) or none, selective, full");
+        // Each candidate's layers get the planner's fastest fitting options (plan/planner.h).
+        // The seed chooses only under 1f1b and among recompute_modes (off, full); Tessera
+        // under every schedule and among all five options, so never slower.
+        m_space.set("recompute", Value::string("per_layer", r->mark()), r->mark());
     } else if (mode == "none" || mode == "full" || mode == "selective") {
         Value range = Value::map(r->mark());
         range.set("first", Value::integer(0, r->mark()));

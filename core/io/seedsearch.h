@@ -20,7 +20,9 @@
 // - The seed's search varies the micro-batch size (divisors of the global batch),
 //   runs sequence parallelism wherever tp > 1, and prices selective recompute by
 //   HyperParallel's rule.
-// - recompute, pp_config and estimator: honoured or refused by name.
+// - recompute, pp_config and estimator: honoured or refused by name. recompute:
+//   per_layer is the search's per_layer (the planner's option per layer, on the
+//   candidate's own partition).
 //
 // What the reader fills that the file does not say is recorded in `assumed`
 // (scenario path -> why), and `tessera show` writes it beside the field.

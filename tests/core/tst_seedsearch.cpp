@@ -210,13 +210,30 @@ private slots:
     }
 
     // What the reader cannot carry is refused by name, at its place in the file.
+    // recompute: per_layer (the seed's _search_runner per_layer): the search plans each
+    // candidate's layers, and the best states its ranges.
+    void perLayerIsPlanned() {
+        const Scenario s = read(seedFile("", "recompute: per_layer\n"));
+        QVERIFY(s.search);
+        const SearchAxis* axis = nullptr;
+        for (const SearchAxis& a : s.search->space)
+            if (a.key == "recompute") axis = &a;
+        QVERIFY(axis && axis->values && axis->values->size() == 1);
+        QCOMPARE(std::get<std::string>(axis->values->front()), std::string("per_layer"));
+        const SearchResult result = runSearch(searchSetup(s));
+        QVERIFY(!result.top.empty());
+        QVERIFY(result.top.front().plan);
+        QVERIFY(strategyExec(result.top.front()).recompute);
+    }
+
     void refusedByName_data() {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("expected");
         auto row = [](const char* name, const std::string& text, const char* expected) {
             QTest::newRow(name) << QString::fromStdString(text) << QString::fromLatin1(expected);
         };
-        row("per_layer", seedFile("", "recompute: per_layer\n"), "t.yaml:19:12: recompute: a recompute option per layer");
+        row("per_layer beside modes", seedFile("", "recompute: per_layer\nestimator:\n  recompute_modes: [off, full]\n"),
+            "t.yaml:21:20: estimator.recompute_modes: narrows the modes");
         row("visual_seq_len", seedFile("  visual_seq_len: 1024\n"), "t.yaml:10:19: model.visual_seq_len:");
         row("moe_enabled without experts", seedFile("  moe_enabled: true\n"), "t.yaml:10:16: model.moe_enabled: true, but num_experts");
         row("fsdp beside the shard size", seedFile("  optimizer_weight_shard_size: 2\n", "parallelism:\n  fsdp: [1, 2]\n"),
