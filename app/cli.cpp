@@ -274,7 +274,7 @@ Exit codes:
   0   success
   1   a file could not be read or written
   2   the input was refused (each problem printed as file:line:column: field: message),
-      or a search found no strategy that fits
+      or a search found no strategy that fits, or no plan fits
   64  the command line is wrong
 )";
 }
