@@ -121,16 +121,13 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
     // Layer types and what each option costs a layer of that type.
     const GroupLinks links = groupLinks(work.strategy, in.device.perNode);
     std::vector<std::vector<OptionCost>> kindCosts(m.kinds.size());
+    std::vector<double> baseTime(m.kinds.size(), 0);  // a layer's time without recompute (class 0, NONE)
     for (std::size_t k = 0; k < m.kinds.size(); ++k)
         for (std::size_t c = 0; c < classes.size(); ++c) {
             const LayerCost lc = layerCost(work, m.kinds[k], classes[c], links);
             kindCosts[k].push_back({std::uint8_t(c), lc.kept, lc.recompute, lc.keptNone - lc.kept + lc.gradBuffer + lc.gatheredInput});
+            if (c == 0) baseTime[k] = lc.forward + lc.backwardInput + lc.backwardWeight;
         }
-    std::vector<double> baseTime(m.kinds.size(), 0);  // a layer's time without recompute
-    for (std::size_t k = 0; k < m.kinds.size(); ++k) {
-        const LayerCost lc = layerCost(work, m.kinds[k], classes[0], links);
-        baseTime[k] = lc.forward + lc.backwardInput + lc.backwardWeight;
-    }
     std::vector<LayerType> types;
     std::vector<std::uint8_t> typeOf(layers, 0);
     {
@@ -266,22 +263,14 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
             }
             if (all) ceiling = step(even);
         }
-        // Pass 1 asks, cell by cell, for a prefix of what pass 0 asked (it stops as early or
-        // earlier): it replays pass 0's answers from where each cell's began.
-        std::vector<const StageChoice*> asked;
-        std::vector<std::size_t> cellStart(span.size(), 0);
-        const int firstPass = std::isfinite(ceiling) ? 1 : 0;
-        for (int pass = firstPass; pass < 2; ++pass) {
-            const bool replaying = pass > firstPass;
+        for (int pass = std::isfinite(ceiling) ? 1 : 0; pass < 2; ++pass) {
             pool.clear();
             std::fill(span.begin(), span.end(), std::make_pair(0, 0));
             for (std::int64_t s = 0; s < p; ++s) {
                 const std::int64_t jFirst = s == p - 1 ? placed : s + 1, jLast = placed - (p - 1 - s);
                 for (std::int64_t j = jFirst; j <= jLast; ++j) {
                     cell.clear();
-                    std::size_t& first = cellStart[std::size_t(s) * std::size_t(placed + 1) + std::size_t(j)];
-                    if (pass == 0) first = asked.size();
-                    double kept = 0;  // pass 1: the bound of the one label kept
+                    double kept = 0;  // pass 0: the bound of the one label kept
                     auto add = [&](const Label& x) {
                         const double b = bound(x, s, j);
                         if (b > ceiling * (1 + 1e-12)) return;
@@ -292,13 +281,8 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
                         // A stage of n layers takes at least n of the fastest layer's time, and the
                         // step at least m times that: past the plan in hand, no need to ask.
                         if (double(st.mbn) * double(j - i) * fastest > ceiling * (1 + 1e-12)) break;
-                        const StageChoice* asking = replaying ? asked[first + std::size_t(s == 0 ? 0 : j - 1 - i)] : nullptr;
-                        if (!asking) {
-                            r.start[0] = i, r.count[0] = j - i;
-                            asking = &stageChoice(s, r);
-                            if (pass == 0) asked.push_back(asking);
-                        }
-                        const StageChoice& c = *asking;
+                        r.start[0] = i, r.count[0] = j - i;
+                        const StageChoice& c = stageChoice(s, r);  // memoised: pass 1 asks again cheaply
                         if (!c.fits) break;  // a stage holding more layers fits no better
                         // Nor is it faster, and the step is at least m times any stage's time.
                         if (double(st.mbn) * c.perMicroBatch > ceiling * (1 + 1e-12)) break;
