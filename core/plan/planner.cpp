@@ -98,7 +98,10 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
     }
 
     // The planner's classes: NONE first, then the options it may choose, or the strategy's own.
-    CostInput work = in;
+    // A per-thread copy, so that the vectors the model and strategy hold keep their
+    // storage from one plan to the next (a search plans thousands of candidates of one model).
+    thread_local CostInput work;
+    work = in;
     std::vector<std::string> names;
     work.strategy.classes.clear();
     addClass(work.strategy.classes, names, RecomputeClass{}, kPlanOptionNames[0]);
@@ -235,22 +238,25 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
         for (std::int64_t l = placed + extraLast - 1; l >= 0; --l)
             rest[std::size_t(std::min(l, placed))] += baseTime[m.layerKind[std::size_t(l)]];
         for (std::int64_t j = placed - 1; j >= 0; --j) rest[std::size_t(j)] += rest[std::size_t(j + 1)];
-        // And the later stages' straggler holds at least its share of the later layers.
+        // And the later stages' straggler holds at least its share of the later layers
+        // (by count at the fastest kind's time, and by time).
         const double fastest = *std::min_element(baseTime.begin(), baseTime.end());
-        auto bound = [&](const Label& x, std::int64_t s, std::int64_t j) {
+        auto laterFloor = [&](std::int64_t s, std::int64_t j) {
+            if (s + 1 >= p) return 0.0;
+            const std::int64_t later = p - 1 - s, left = placed - j;
+            return std::max(double((left + later - 1) / later) * fastest, rest[std::size_t(j)] / double(later));
+        };
+        auto bound = [&](const Label& x, std::int64_t j) {
             Label y = x;
             y.sumX += rest[std::size_t(j)];
-            if (!gpipe && s + 1 < p) {
-                const std::int64_t later = p - 1 - s, left = placed - j;
-                y.maxX = std::max(y.maxX, double((left + later - 1) / later) * fastest);
-            }
             return step(y);
         };
         std::vector<Label> pool, cell;
         std::vector<std::pair<std::int32_t, std::int32_t>> span(std::size_t(p) * std::size_t(placed + 1), {0, 0});
         auto at = [&](std::int64_t s, std::int64_t j) -> auto& { return span[std::size_t(s) * std::size_t(placed + 1) + std::size_t(j)]; };
         detail::StageRanges r;
-        double ceiling = std::numeric_limits<double>::infinity();
+        double ceiling = request.ceiling;
+        bool upper = false;  // a plan in hand: the even split fits
         // The even split, where it fits, bounds the search at once and pass 1 is not needed.
         {
             const detail::StageContext ctx(work);
@@ -261,9 +267,9 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
                 all = c.fits;
                 even = extend(even, c);
             }
-            if (all) ceiling = step(even);
+            if (all) ceiling = std::min(ceiling, step(even)), upper = true;
         }
-        for (int pass = std::isfinite(ceiling) ? 1 : 0; pass < 2; ++pass) {
+        for (int pass = upper ? 1 : 0; pass < 2; ++pass) {
             pool.clear();
             std::fill(span.begin(), span.end(), std::make_pair(0, 0));
             for (std::int64_t s = 0; s < p; ++s) {
@@ -271,8 +277,13 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
                 for (std::int64_t j = jFirst; j <= jLast; ++j) {
                     cell.clear();
                     double kept = 0;  // pass 0: the bound of the one label kept
-                    auto add = [&](const Label& x) {
-                        const double b = bound(x, s, j);
+                    // The later stages' straggler takes at least this long, so a partial plan's
+                    // own maximum below it no longer matters: raised to it, labels that differ
+                    // only there merge (exact: the whole plan's maximum is the same).
+                    const double floorX = gpipe ? 0.0 : laterFloor(s, j);
+                    auto add = [&](Label x) {
+                        x.maxX = std::max(x.maxX, floorX);
+                        const double b = bound(x, j);
                         if (b > ceiling * (1 + 1e-12)) return;
                         if (pass == 1) return insert(cell, x, gpipe);
                         if (cell.empty() || b < kept) cell.assign(1, x), kept = b;
@@ -302,7 +313,7 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
                 }
             }
             const auto [b, e] = at(p - 1, placed);
-            if (b == e) break;  // nothing fits: no second pass
+            if (b == e) break;  // nothing fits (or nothing under the request's ceiling): no second pass
             for (std::int32_t k = b; k < e; ++k) ceiling = std::min(ceiling, step(pool[std::size_t(k)]));
         }
         out.labels = pool.size();
@@ -310,6 +321,13 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
         std::int32_t best = -1;
         for (std::int32_t k = b; k < e; ++k)
             if (best < 0 || step(pool[std::size_t(k)]) < step(pool[std::size_t(best)])) best = k;
+        if (best < 0 && std::isfinite(request.ceiling)) {
+            // Nothing under the caller's ceiling (or nothing fits): no use to it either way.
+            out.bounded = true;
+            out.why = "no plan is faster than the ceiling asked for";
+            out.stageProblems = solver.problems();
+            return out;
+        }
         if (best >= 0) {
             std::int64_t j = placed;
             for (std::int64_t s = p - 1; s >= 0; --s) {
@@ -330,6 +348,8 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
                     for (std::int64_t i = (s == 0 ? 0 : j - 1); i >= (s == 0 ? 0 : s); --i) {
                         r.start[0] = i, r.count[0] = j - i;
                         const Bytes here = stageChoice(s, r).lightest;
+                        // A stage holding more layers (a smaller i) needs no less: past the best, stop.
+                        if (here >= worst[cellOf(s, j)]) break;
                         const Bytes w = s == 0 ? here : std::max(here, worst[cellOf(s - 1, i)]);
                         if (w < worst[cellOf(s, j)]) worst[cellOf(s, j)] = w, from[cellOf(s, j)] = i;
                     }
@@ -386,7 +406,8 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
     out.stageProblems = solver.problems();
 
     // Priced as the cost model prices it: the figures the plan reports are evaluate()'s.
-    CostInput check = in;
+    CostInput& check = work;  // the planner is done with its working strategy
+    check.strategy = in.strategy;
     applyPlan(out, check.strategy);
     Estimate e;
     const Summary sum = evaluate(check, request.stageFigures ? &e : nullptr);

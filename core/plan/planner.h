@@ -29,6 +29,7 @@
 // stage's time by 1/vpp, less than the reduction it could hide: there the plan is the
 // fastest per stage, which the tests hold to brute force where the reduction is hidden.
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -51,10 +52,15 @@ struct PlanRequest {
     OpMask selectiveKeep = kOpAll;  // what SLCT keeps: the run's selective recompute (planexec.h planRequest)
     OpMask ruleKeep = kOpAll;       // what a bare `selective` range means: selectiveRuleMask(rule, flash, sp)
     bool stageFigures = true;       // fill Plan::stagePeak and stageMiss (the search needs neither)
+    // A step past which the caller has no use for a plan (a search's kept candidates):
+    // when the fastest plan is slower, or none fits, the planner may stop early and
+    // return Plan::bounded instead.
+    double ceiling = std::numeric_limits<double>::infinity();
 };
 
 struct Plan {
-    bool planned = false;  // false: no partition at all (see why)
+    bool planned = false;  // false: no partition at all (see why), or bounded
+    bool bounded = false;  // no plan under the request's ceiling (so none is made)
     bool fits = false;     // every stage within the budget
     std::string why;
     // The plan, in the strategy's terms: layers per [chunk][stage], and per layer in

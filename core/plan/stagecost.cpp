@@ -106,8 +106,11 @@ StageChoice StageSolver::choose(std::int64_t stage, const Frame& f, const std::i
     const std::size_t T = m_types.size();
     const std::int64_t v = m_chunks;
     const RunSettings& run = m_work.run;
-    std::vector<Entry> entries;
-    std::vector<double> levels;
+    // Scratch kept per thread: a search solves thousands of these a second.
+    thread_local std::vector<Entry> entries;
+    thread_local std::vector<double> levels;
+    thread_local std::vector<std::int32_t> counts;
+    entries.clear(), levels.clear();
     double floorLevel = 0;  // every kind present needs at least its lightest working set
     for (std::int64_t c = 0; c < v; ++c) {
         for (std::size_t t = 0; t < T; ++t) {
@@ -135,7 +138,7 @@ StageChoice StageSolver::choose(std::int64_t stage, const Frame& f, const std::i
     best.lightest = detail::kMaxCountedBytes;
     double bestX = std::numeric_limits<double>::infinity();
     double bestKept = std::numeric_limits<double>::infinity();
-    std::vector<std::int32_t> counts(best.counts.size(), 0);
+    counts.assign(best.counts.size(), 0);
     if (entries.empty()) {  // no layers (the planner never asks): the frame alone
         best.peak = best.lightest = f.fixed + wholeBytes(head) + wholeBytes(f.workingRest);
         best.fits = best.peak <= m_budget;

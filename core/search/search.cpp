@@ -4,6 +4,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <limits>
 #include <mutex>
 #include <thread>
 
@@ -78,6 +79,29 @@ void keepFront(std::vector<Candidate>& front, const Candidate& c) {
     front.push_back(c);
 }
 
+// What a candidate's plan must beat to matter to this worker, from a lower bound on
+// any plan of it (plan/bound.h): +inf while the top-K or the front is still filling;
+// -inf when no plan can enter either (it cannot fit, or the bound is already past
+// both); else the step past which its plan enters neither the top-K (a step slower
+// than the K-th kept) nor the front (slower than a kept candidate no heavier than
+// the bound). The worker's own top and front are enough: the merged ones are no
+// worse, so the result is the same whatever the threads (only the count of
+// candidates bounded out differs).
+double planCeiling(const Partial& part, const SearchSpace& space, const PlanBound& b) {
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    if (part.top.size() < space.keep || part.front.empty()) return kInf;
+    if (b.peakMemory > space.memoryLimit) return -kInf;
+    double front = -kInf;
+    for (const Candidate& f : part.front)
+        if (f.peakMemory <= b.peakMemory) front = front == -kInf ? f.stepSeconds : std::min(front, f.stepSeconds);
+    if (front == -kInf) return kInf;  // lighter than every kept one: it may join the front
+    const Candidate& worst = part.top.front();
+    const double top = space.objective == Objective::Memory ? (b.peakMemory > worst.peakMemory ? -kInf : kInf)
+                                                            : worst.stepSeconds;
+    const double ceiling = std::max(top, front);
+    return b.stepSeconds > ceiling ? -kInf : ceiling;
+}
+
 std::string memoryBucket(Bytes need, Bytes limit) {
     const double ratio = double(need) / double(limit), gib = double(limit) / double(GiB);
     char buffer[96];
@@ -94,15 +118,25 @@ std::string memoryBucket(Bytes need, Bytes limit) {
 
 }  // namespace
 
-std::optional<Summary> priceCandidate(const SearchSetup& setup, const Validity& validity, Candidate& c, CostInput& in) {
+std::optional<PlanRequest> candidatePlanRequest(const SearchSpace& space, const Candidate& c, const CostInput& filled) {
+    if (!space.planPartition && c.recompute != RecomputeMode::PerLayer) return std::nullopt;
+    const OpMask rule = selectiveRuleMask(space.selectiveRule, filled.strategy.flash, c.sp);
+    return PlanRequest{space.planPartition, c.recompute == RecomputeMode::PerLayer, rule, rule, false};
+}
+
+std::optional<Summary> priceCandidate(const SearchSetup& setup, const Validity& validity, Candidate& c, CostInput& in,
+                                      double ceiling, Refusal* why) {
     const SearchSpace& space = setup.space;
     validity.fill(c, in);
-    if (!space.planPartition && c.recompute != RecomputeMode::PerLayer) return evaluate(in);
+    std::optional<PlanRequest> request = candidatePlanRequest(space, c, in);
+    if (!request) return evaluate(in);
     // Planned inside: its own placement and options, within the search's limit.
-    const OpMask rule = selectiveRuleMask(space.selectiveRule, in.strategy.flash, c.sp);
-    const PlanRequest request{space.planPartition, c.recompute == RecomputeMode::PerLayer, rule, rule, false};
-    auto plan = std::make_shared<Plan>(planStrategy(in, request, space.memoryLimit));
-    if (!plan->planned) return std::nullopt;
+    request->ceiling = ceiling;
+    auto plan = std::make_shared<Plan>(planStrategy(in, *request, space.memoryLimit));
+    if (!plan->planned) {
+        if (why) *why = plan->bounded ? Refusal::Bounded : Refusal::LayersFewerThanChunks;
+        return std::nullopt;
+    }
     const Summary s{plan->peakMemory, plan->stepSeconds, plan->fits};
     c.plan = std::move(plan);
     return s;
@@ -147,9 +181,19 @@ SearchResult runSearch(const SearchSetup& setup, const SearchOptions& options) {
                     ++part.refused[std::size_t(why)];
                     continue;
                 }
-                const std::optional<Summary> priced = priceCandidate(setup, validity, c, in);
+                double ceiling = std::numeric_limits<double>::infinity();
+                if (options.bound && part.top.size() >= space.keep) {
+                    validity.fill(c, in);
+                    if (const std::optional<PlanRequest> request = candidatePlanRequest(space, c, in))
+                        ceiling = planCeiling(part, space, planLowerBound(in, *request));
+                }
+                Refusal unplanned = Refusal::LayersFewerThanChunks;
+                const std::optional<Summary> priced =
+                    ceiling == -std::numeric_limits<double>::infinity()
+                        ? (unplanned = Refusal::Bounded, std::nullopt)
+                        : priceCandidate(setup, validity, c, in, ceiling, &unplanned);
                 if (!priced) {
-                    ++part.refused[std::size_t(Refusal::LayersFewerThanChunks)];
+                    ++part.refused[std::size_t(unplanned)];
                     continue;
                 }
                 const Summary& s = *priced;

@@ -8,7 +8,11 @@
 // Candidates are numbered in mixed radix over the axes; worker threads take blocks
 // of numbers from a shared counter and keep their own top-K, front and counts, which
 // are merged at the end with ties broken by candidate number - so the result is the
-// same whatever the thread count. The caller's thread reports progress at least ten
+// same whatever the thread count. In a planned space (pp_partition: auto, recompute:
+// per_layer) a worker skips planning a candidate that a lower bound shows can enter
+// neither its own top-K nor its front, and hands the planner the step past which the
+// plan is of no use (search.cpp planCeiling); the top and the front are unchanged,
+// only how many were bounded out depends on the threads. The caller's thread reports progress at least ten
 // times a second and watches the cancel flag; workers check it every block (a few
 // milliseconds of work). No Qt: the GUI wraps this in its own worker.
 #include <atomic>
@@ -54,6 +58,10 @@ struct SearchOptions {
     int threads = 1;
     std::function<void(const SearchProgress&)> progress;  // called on the caller's thread
     const std::atomic<bool>* cancel = nullptr;
+    // Skip planning a candidate whose lower bound (plan/bound.h) can enter neither the
+    // top-K nor the front: the same top and front, far fewer plans. Off: every valid
+    // candidate is planned (the tests compare the two).
+    bool bound = true;
 };
 
 struct SearchResult {

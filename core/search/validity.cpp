@@ -41,6 +41,7 @@ std::string refusalText(Refusal r) {
     case Refusal::ExpertShardNotDividing: return "expert_shard does not divide the expert data-parallel group";
     case Refusal::DeferredWithoutFsdp: return "deferred_grad_accumulation needs FSDP (grad_shard_as_params)";
     case Refusal::PlacementNotFitting: return "the stated offset or pp_partition does not place the layers on this pp and vpp";
+    case Refusal::Bounded: return "planned at best slower and heavier than the candidates kept (a lower bound, not planned)";
     case Refusal::Count: break;
     }
     return "?";
@@ -52,7 +53,8 @@ bool isPruning(Refusal r) {
     case Refusal::MicroBatchesNotListed:
     case Refusal::ScheduleWithoutPipeline:
     case Refusal::SelectiveKeepsEverything:
-    case Refusal::ShardingRedundant: return true;
+    case Refusal::ShardingRedundant:
+    case Refusal::Bounded: return true;
     default: return false;
     }
 }

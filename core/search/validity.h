@@ -7,11 +7,13 @@
 // search leaves out (pruned: outside a listed dp or micro_batch_num, or the same
 // strategy as another candidate, or dominated by one). Internal to core/search.
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "model/estimate.h"
+#include "plan/bound.h"
 #include "search/search.h"
 
 namespace tessera::core {
@@ -53,6 +55,7 @@ enum class Refusal : std::uint8_t {
     DeferredWithoutFsdp,
     PlacementNotFitting,
     LayersFewerThanChunks,
+    Bounded,
     Count
 };
 inline constexpr std::size_t kRefusalReasons = std::size_t(Refusal::Count);
@@ -81,9 +84,15 @@ private:
 
 std::vector<std::string> adviceWhenNothingFits(const SearchSetup& setup, const SearchResult& result);
 
+// What the planner is asked for a candidate of a planned space (pp_partition: auto or
+// recompute: per_layer); nullopt when the candidate is priced as it stands.
+std::optional<PlanRequest> candidatePlanRequest(const SearchSpace& space, const Candidate& c, const CostInput& filled);
+
 // A valid candidate priced as the search prices it: `in` filled with it, planned inside
 // where the space asks (pp_partition: auto, recompute: per_layer; the plan kept in
-// c.plan), then evaluated. nullopt: no plan (fewer layers than chunks).
-std::optional<Summary> priceCandidate(const SearchSetup& setup, const Validity& validity, Candidate& c, CostInput& in);
+// c.plan), then evaluated. nullopt: no plan, `why` says whether there is none (fewer
+// layers than chunks) or none faster than `ceiling` (Bounded; see PlanRequest::ceiling).
+std::optional<Summary> priceCandidate(const SearchSetup& setup, const Validity& validity, Candidate& c, CostInput& in,
+                                      double ceiling = std::numeric_limits<double>::infinity(), Refusal* why = nullptr);
 
 }  // namespace tessera::core

@@ -74,6 +74,31 @@ private slots:
               result.top.empty() ? 0.0 : result.top.front().stepSeconds);
         QVERIFY(result.evaluated > 0);
     }
+    // The figure: DeepSeek-V3 on 2,048 H800 with every axis auto, the partition
+    // and every layer's recompute planned, on one thread (candidates that cannot enter
+    // the top or the front are bounded out before they are planned: plan/bound.h).
+    void fullPlannedSearch() {
+        Scenario s = presetScenario("deepseek-v3-h800x2048");
+        s.exec.pp_partition.reset(), s.exec.optimizer_shard.reset();
+        SearchSpec search;
+        for (const char* key : {"dp", "micro_batch_num", "tp", "pp", "cp", "vpp", "ep", "micro_batch_size", "sequence_parallel",
+                                "optimizer_parallel", "grad_shard", "grad_shard_as_params", "pp_schedule", "pp_partition"})
+            search.space.push_back({key, std::nullopt});
+        search.space.push_back({"recompute", std::vector<SearchValue>{std::string("per_layer")}});
+        s.search = search;
+        const SearchSetup setup = searchSetup(s);
+        const SearchResult result = runSearch(setup);
+        const std::string bounded = "planned at best slower and heavier than the candidates kept (a lower bound, not planned)";
+        qInfo("DeepSeek-V3 / 2,048 H800, every axis auto, pp_partition auto, recompute per_layer: %llu candidates, "
+              "%llu planned, %llu bounded out, %llu fit; %.2f s on one thread; best %s at %.2f s, %.1f GiB",
+              (unsigned long long)result.spaceSize, (unsigned long long)result.evaluated,
+              (unsigned long long)(result.refused.count(bounded) ? result.refused.at(bounded) : 0),
+              (unsigned long long)result.feasible, result.elapsedSeconds,
+              result.top.empty() ? "none" : result.top.front().label().c_str(),
+              result.top.empty() ? 0.0 : result.top.front().stepSeconds,
+              result.top.empty() ? 0.0 : double(result.top.front().peakMemory) / double(GiB));
+        QVERIFY(result.feasible > 0);
+    }
 };
 
 QTEST_GUILESS_MAIN(BenchPlan)

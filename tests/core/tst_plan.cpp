@@ -24,10 +24,6 @@ using namespace tessera::core;
 
 namespace {
 
-CostInput inputOf(const std::string& yaml) {
-    const ResolvedScenario r = resolve(scenarioFromValue(parseDocument(yaml, "row.yaml", Format::Yaml), "row.yaml", ""));
-    return costInput(r);
-}
 
 // A built-in scenario with --set overrides.
 Scenario presetWith(const std::string& id, const QStringList& sets) {

@@ -1,0 +1,36 @@
+#pragma once
+// What no plan of a strategy can beat, for a search that plans every candidate
+// (pp_partition: auto, recompute: per_layer) and wants to skip the ones that can
+// enter neither its top-K nor its Pareto front. Whatever the partition and the
+// options, the plan's step is at least, and its peak memory at least, what this
+// returns (tst_plan holds both to every plan of a space):
+//
+//  - every layer at its fastest option (NONE when the recompute is planned, else the
+//    strategy's own), and the stages' times summing to the layers' times plus what
+//    each stage costs holding no layer (its ends, its sends); the straggler holds at
+//    least the mean. The schedule's makespan is monotone in the sums and maxima it
+//    reads, so those bounds give a bound on it.
+//  - the slowest stage's once-per-step tail is at least the mean of the optimizer
+//    step's linear part, or the largest empty stage's tail, with the reduction taken
+//    as hidden as the run's overlap ever allows.
+//  - the peak stage holds at least what the largest stage holds empty, and at least a
+//    weighted mean over the stages of what they hold empty plus each layer's static
+//    memory (weights, gradients, states, master copy) and the least its options keep,
+//    times the micro-batches the stage holds in flight (bound.cpp heldBound).
+//
+// A handful of stage bodies (three empty, one full, one per layer kind): a few
+// microseconds, against a plan's hundred or more.
+#include "model/costinput.h"
+#include "plan/planner.h"
+#include "units/units.h"
+
+namespace tessera::core {
+
+struct PlanBound {
+    double stepSeconds = 0;
+    Bytes peakMemory = 0;
+};
+
+PlanBound planLowerBound(const CostInput& in, const PlanRequest& request);
+
+}  // namespace tessera::core
