@@ -27,6 +27,7 @@
 #include <QMimeData>
 #include "imagechecks.h"
 #include "style/reviewmode.h"
+#include "views/layerstrip.h"
 #include "views/timelinewidget.h"
 
 #include "io/scenarioio.h"
@@ -335,6 +336,40 @@ private slots:
         QVERIFY(tessera::testing::distinctColours(image) >= 8);
         window.copyView();
         QVERIFY(!QGuiApplication::clipboard()->image().isNull());
+    }
+
+    // Under the bars, each stage's layers and their recompute: the preset's partition and
+    // its one selective rule, then the plan's (Ctrl+P) with a choice per layer; a cell's
+    // tooltip names its layer, and the strips run left to right with the stages.
+    void layerStripFollowsThePlan() {
+        tessera::ui::MainWindow window(QStringLiteral("deepseek-v3-h800x2048"), nullptr, false);
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.showView("memory"));
+        auto* strip = window.view("memory")->findChild<tessera::ui::LayerStrip*>("layerStrip");
+        QVERIFY(strip);
+        QCOMPARE(strip->stages().size(), std::size_t(16));
+        QCOMPARE(strip->stages().front().size(), std::size_t(3));  // pp_partition [3, 4, ..., 4, 3]
+        QCOMPARE(strip->options(), QStringList{"recompute normOp, attUp"});
+        QTRY_VERIFY(!strip->cellRect(0, 0).isEmpty());
+        const QString first = strip->cellText(strip->cellRect(0, 0).center().toPoint());
+        QVERIFY2(first.contains("Layer 0 (dense)") && first.contains("stage 0"), qPrintable(first));
+        for (std::size_t s = 1; s < 16; ++s) QVERIFY(strip->cellRect(s, 0).left() > strip->cellRect(s - 1, 0).right());
+        QVERIFY(strip->cellText(QPoint(1, 1)).isEmpty());
+
+        auto* plan = window.findChild<QAction*>("planStrategy");
+        QVERIFY(plan);
+        plan->trigger();
+        QTRY_VERIFY(window.session().evaluationIsCurrent() && window.session().evaluation()->estimate.fits);
+        QTRY_VERIFY(strip->options().contains("full"));
+        std::size_t layers = 0;
+        for (const auto& stage : strip->stages()) layers += stage.size();
+        QCOMPARE(layers, std::size_t(62));
+        const auto& partition = window.session().scenario()->exec.pp_partition;
+        QVERIFY(partition);
+        if (const QString dir = qEnvironmentVariable("TESSERA_SCREENSHOT_DIR"); !dir.isEmpty())
+            window.view("memory")->grab().save(dir + "/memory-planned.png");
     }
 
     // A dark palette stays readable: the charts take the dark theme.

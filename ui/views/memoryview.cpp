@@ -7,6 +7,8 @@
 #include <QVBoxLayout>
 
 #include "charts/memorychart.h"
+#include "model/stagelayers.h"
+#include "views/layerstrip.h"
 #include "models/stagememorymodel.h"
 #include "session/session.h"
 #include "style/palette.h"
@@ -20,6 +22,8 @@ MemoryView::MemoryView(Session& session, QWidget* parent) : LazyView(parent), m_
     m_chart->setRenderHint(QPainter::Antialiasing);
     m_chart->setObjectName(QStringLiteral("memoryChart"));
     layout->addWidget(m_chart, 3);
+    m_strip = new LayerStrip(m_chart, this);
+    layout->addWidget(m_strip);
     m_summary = new QLabel(this);
     m_summary->setWordWrap(true);  // a long note must not widen the window past the forms
     layout->addWidget(m_summary);
@@ -39,6 +43,7 @@ void MemoryView::update() {
     if (!evaluation) return;
     const core::Estimate& e = evaluation->estimate;
     m_model->setEstimate(e);
+    setLayers(*evaluation);
     m_model->setBaseline(m_session.baseline() ? std::optional(m_session.baseline()->estimate) : std::nullopt);
     const core::StageEstimate& peak = e.stages[std::size_t(e.peakStage)];
     m_summary->setText(tr("Stage %1: %2 of %3 GiB · activations %4 GiB (%5 %)%6")
@@ -52,12 +57,39 @@ void MemoryView::update() {
     invalidate();
 }
 
+// Each stage's layers as the cost model places them, and each layer's recompute in
+// words; classes that read alike share one colour: none first, full last.
+void MemoryView::setLayers(const core::Evaluation& evaluation) {
+    const core::CostInput in = core::costInput(evaluation.resolved);
+    const core::ExecSpec& x = evaluation.resolved.scenario.exec;
+    const core::OpMask rule = core::selectiveRuleMask(*x.selective_rule, *x.flash_attention, *x.sequence_parallel);
+    std::vector<QString> names;
+    for (const core::RecomputeClass& c : in.strategy.classes) names.push_back(qs(core::recomputeClassText(c, rule)));
+    const auto placed = core::layersByStage(in);
+    std::vector<bool> used(names.size(), false);  // the legend names only what some layer runs
+    for (const auto& stage : placed)
+        for (const core::PlacedLayer& l : stage) used[l.cls] = true;
+    QStringList options;
+    auto rank = [](const QString& n) { return n == QLatin1String("none") ? 0 : n == QLatin1String("full") ? 2 : 1; };
+    for (int r = 0; r < 3; ++r)
+        for (std::size_t c = 0; c < names.size(); ++c)
+            if (used[c] && rank(names[c]) == r && !options.contains(names[c])) options << names[c];
+    std::vector<std::vector<LayerStrip::Cell>> stages;
+    for (const auto& stage : placed) {
+        auto& cells = stages.emplace_back();
+        for (const core::PlacedLayer& l : stage)
+            cells.push_back({l.layer, l.chunk, int(options.indexOf(names[l.cls])), qs(in.model.kinds[l.kind].name())});
+    }
+    m_strip->setStages(std::move(stages), options);
+}
+
 void MemoryView::rebuild() {
     const auto& evaluation = m_session.evaluation();
     if (!evaluation) return;
     const core::Estimate* baseline = m_session.baseline() ? &m_session.baseline()->estimate : nullptr;
     QChart* old = m_chart->chart();
     m_chart->setChart(buildMemoryChart(evaluation->estimate, baseline));
+    m_strip->followChart();
     if (!m_session.notCurrentNote().isEmpty())
         m_chart->chart()->setTitle(tr("NOT CURRENT (last scenario that priced) · ") + m_chart->chart()->title());
     delete old;

@@ -1,0 +1,41 @@
+#include "model/stagelayers.h"
+
+#include "model/stagebody.h"
+
+namespace tessera::core {
+
+std::vector<std::vector<PlacedLayer>> layersByStage(const CostInput& in) {
+    const Strategy& st = in.strategy;
+    const ModelShape& m = in.model;
+    const detail::StageContext ctx(in);
+    std::vector<std::vector<PlacedLayer>> out(std::size_t(st.pp));
+    for (std::int64_t s = 0; s < st.pp; ++s)
+        for (std::int64_t c = 0; c < st.vpp; ++c) {
+            const std::int64_t first = ctx.chunkStart(c, s);
+            std::int64_t n = ctx.chunkLayers(c, s);
+            if (s == st.pp - 1 && c == st.vpp - 1 && !st.mtpOnStages) n += m.mtpLayers;  // MTP after the body
+            for (std::int64_t l = first; l < first + n && l < std::int64_t(m.layerKind.size()); ++l) {
+                PlacedLayer p;
+                p.layer = l, p.chunk = int(c), p.kind = m.layerKind[std::size_t(l)];
+                p.cls = st.layerClass.empty() ? 0 : st.layerClass[std::size_t(l)];
+                out[std::size_t(s)].push_back(p);
+            }
+        }
+    return out;
+}
+
+std::string recomputeClassText(const RecomputeClass& c, OpMask ruleKeep) {
+    if (c.mode == RecomputeClass::Full) return "full";
+    if (c.mode == RecomputeClass::None || (c.keep & kOpAll) == kOpAll) return "none";
+    if (c.keep == ruleKeep) return "selective";
+    static constexpr std::pair<const char*, OpMask> kOps[] = {
+        {"attBMM", kOpAttBmm}, {"headCast", kOpHeadCast}, {"dropout", kOpScoreDropout | kOpHiddenDropout},
+        {"softmax", kOpSoftmax}, {"normOp", kOpNorm}, {"gather", kOpGather}, {"ffAct", kOpFfAct}, {"attUp", kOpAttUp}};
+    const OpMask dropped = static_cast<OpMask>(~c.keep & kOpAll);
+    std::string out = "recompute";
+    for (const auto& [name, bits] : kOps)
+        if (dropped & bits) out += std::string(out == "recompute" ? " " : ", ") + name;
+    return out;
+}
+
+}  // namespace tessera::core
