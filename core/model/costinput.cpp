@@ -134,6 +134,8 @@ CostInput runCostInput(const ResolvedScenario& r) {
     dev.intraBytesPerSecond = *d.intra_node_bandwidth_gbps * 1e9;
     dev.interBytesPerSecond = *d.inter_node_bandwidth_gbps * 1e9;
     dev.perNode = *d.devices_per_node;
+    dev.hostLinkBytesPerSecond = d.host_link_gbps.value_or(0) * 1e9;
+    dev.hostMemoryBytesPerSecond = d.host_memory_gbps.value_or(0) * 1e9;
     const EfficiencyCurve curve = efficiencyCurve(dev.name);
     dev.effMax = curve.effMax;
     dev.effHalfGflop = curve.halfGflop;
@@ -164,6 +166,10 @@ CostInput runCostInput(const ResolvedScenario& r) {
     run.shardMtpParams = *e.shard_mtp_param;
     run.memoryBudget = e.device_memory.value_or(dev.memory);
     run.reserve = *e.memory_reserve;
+    if (const auto* all = std::get_if<std::int64_t>(&e.activation_offload->value)) run.activationOffload = *all;
+    run.hostLinkOverlap = *e.host_link_overlap;
+    run.optimizerOffload = *e.optimizer_offload;
+    run.optimizerOffloadOverlap = *e.optimizer_offload_overlap;
     Strategy& st = in.strategy;
     for (std::size_t i = 0; i < st.rankOrder.size(); ++i) {
         const std::string& dim = (*r.scenario.cluster.rank_order)[i];
@@ -200,6 +206,7 @@ CostInput costInput(const ResolvedScenario& r) {
                   : *e.pp_schedule == "gpipe"     ? Schedule::GPipe
                                                   : Schedule::OneFOneB;
     st.partition = r.partition.layers;
+    if (const auto* perStage = std::get_if<StageCounts::Flat>(&e.activation_offload->value)) st.activationOffload = *perStage;
 
     // Recompute classes per layer in model order.
     const std::size_t layers = in.model.layerKind.size();

@@ -65,6 +65,7 @@ struct DeviceInfo {
     double hbmBytesPerSecond = 0;
     double intraBytesPerSecond = 0, interBytesPerSecond = 0;
     std::int64_t perNode = 1;
+    double hostLinkBytesPerSecond = 0, hostMemoryBytesPerSecond = 0;  // 0: the device states none
     double effMax = 0, effHalfGflop = 0;  // matmul efficiency curve (model/efficiency.h)
 };
 
@@ -91,6 +92,10 @@ struct RunSettings {
     bool shardMtpParams = true;         // MTP projections split over TP like the body's
     Bytes memoryBudget = 0;     // exec.device_memory, else the device's
     Bytes reserve = 0;          // exec.memory_reserve, kept free on every stage
+    std::int64_t activationOffload = 0;   // exec.activation_offload as one count: layers per stage
+    double hostLinkOverlap = 0.8;         // exec.host_link_overlap
+    double optimizerOffload = 0;          // exec.optimizer_offload: share of states and master copy on the host
+    bool optimizerOffloadOverlap = false; // exec.optimizer_offload_overlap
 };
 
 struct Strategy {
@@ -107,6 +112,9 @@ struct Strategy {
     std::vector<RecomputeClass> classes{RecomputeClass{}};
     // Layers per [chunk][stage]; empty = an even split.
     std::vector<std::vector<std::int64_t>> partition;
+    // Layers per stage whose saved activations go to the host (exec.activation_offload as
+    // a list); empty: RunSettings::activationOffload on every stage.
+    std::vector<std::int64_t> activationOffload;
     bool mtpOnStages = true;  // MTP layers placed by the partition (mtp_in_offset)
     // Parallel dimensions from the innermost rank out (cluster.rank_order).
     std::array<RankDim, 5> rankOrder{RankDim::Tp, RankDim::Cp, RankDim::Ep, RankDim::Dp, RankDim::Pp};

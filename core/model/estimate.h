@@ -50,6 +50,7 @@ struct StageTime {  // one micro-batch through all the stage's chunks, seconds
     double communication = 0;  // exposed collectives inside forward and backward (included above)
     double tp = 0, cp = 0, ep = 0, pp = 0;  // collectives before overlap, forward + backward
     double dp = 0, dpExposed = 0, optimizer = 0;  // once per step
+    double host = 0;  // copies over the host link before overlap: activation offload per micro-batch, forward + backward
     double perMicroBatch() const { return forward + backward + weightGrad + recompute; }
 };
 

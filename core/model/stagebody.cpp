@@ -103,6 +103,7 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
     StageBody b;
     StageTime& time = b.time;
     double tableParams = 0, working = 0, epBuffer = 0, cpBuffer = 0, maxLayerSplit = 0;
+    double layerForward = 0, layerBackward = 0;  // the layers' own, for what offload copies hide behind
     std::int64_t counts[kMaxPairs];
     for (std::int64_t chunk = 0; chunk < v; ++chunk) {
         std::int64_t n = ranges.count[std::size_t(chunk)];
@@ -123,6 +124,7 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
             time.backward += k * lc.backwardInput;
             time.weightGrad += k * lc.backwardWeight;
             time.recompute += k * lc.recompute;
+            layerForward += k * lc.forward, layerBackward += k * (lc.backwardInput + lc.backwardWeight + lc.recompute);
             time.communication += k * (lc.commExposedForward + lc.commExposedBackward);
             time.tp += k * lc.tpSeconds, time.cp += k * lc.cpSeconds, time.ep += k * lc.epSeconds;
             working = std::max(working, lc.keptNone - lc.kept + lc.gradBuffer + lc.gatheredInput);
@@ -137,6 +139,32 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
             time.forward += exposed, time.backward += exposed, time.communication += 2 * exposed;
             time.pp += 2 * send.seconds;
         }
+    }
+    // Activation offload (exec.activation_offload; Megatron-LM --cpu-offloading-num-layers):
+    // the stage's first layers copy what they keep to the host after their forward and
+    // back before their backward, so they hold none of it in flight; two of the largest
+    // such tensors stay on the device in transit (one going out, one coming back, as
+    // Transformer Engine's double-buffered offload handler keeps them). The copies run
+    // on their own stream beside the stage's other layers: a copy longer than the share
+    // of that compute it may take (exec.host_link_overlap) is exposed by the difference.
+    double offloadTransit = 0;
+    const std::int64_t offload = st.activationOffload.empty() ? run.activationOffload : st.activationOffload[std::size_t(stage)];
+    if (offload > 0 && dev.hostLinkBytesPerSecond > 0 && ranges.count[0] > 0) {
+        const std::int64_t k = std::min(offload, ranges.count[0]), first = ranges.start[0];
+        ctx.countPairs(first, k, counts);
+        double moved = 0, largest = 0;
+        for (std::size_t i = 0; i < ctx.pairs; ++i)
+            if (counts[i] > 0) moved += double(counts[i]) * ctx.cost(i).kept, largest = std::max(largest, ctx.cost(i).kept);
+        const std::size_t firstPair = m.layerKind[std::size_t(first)] * ctx.classes +
+                                      (st.layerClass.empty() ? 0 : st.layerClass[std::size_t(first)]);
+        const LayerCost& lead = ctx.cost(firstPair);
+        b.kept[0] -= moved;
+        offloadTransit = 2 * largest;
+        const double copy = moved / dev.hostLinkBytesPerSecond;
+        const double out = std::max(0.0, copy - run.hostLinkOverlap * (layerForward - lead.forward));
+        const double back = std::max(0.0, copy - run.hostLinkOverlap * (layerBackward - lead.backwardInput - lead.backwardWeight - lead.recompute));
+        time.forward += out, time.backward += back, time.communication += out + back;
+        time.host += 2 * copy;
     }
     // The embedding: a vocabulary-parallel table (and learned positions) on the first
     // stage, its output all-reduced (reduce-scattered with SP) over TP. MTP on a later
@@ -211,11 +239,13 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
     StageMemory& mem = b.memory;
     mem.parameters = wholeBytes(params * Bp / (st.fsdp ? R : 1) + expertParams * Bp / (st.fsdp ? Re : 1));
     mem.gradients = wholeBytes(params * Bg / (shardGrads ? R : 1) + expertParams * Bg / (shardGrads ? Re : 1));
-    mem.optimizerStates =
-        wholeBytes(((params - tableParams) * stateBytes + tableParams * tableStateBytes) / R + expertParams * stateBytes / Re);
-    mem.mainParameters = wholeBytes(params * mainBytes / R + expertParams * mainBytes / Re);
+    // exec.optimizer_offload: that share of the states and the master copy lives on the host.
+    const double onDevice = 1 - run.optimizerOffload;
+    mem.optimizerStates = wholeBytes(
+        onDevice * (((params - tableParams) * stateBytes + tableParams * tableStateBytes) / R + expertParams * stateBytes / Re));
+    mem.mainParameters = wholeBytes(onDevice * (params * mainBytes / R + expertParams * mainBytes / Re));
     // Buffers: a gradient bucket in flight (DP), send/receive (PP), dispatch (EP), the KV ring (CP).
-    double buffers = epBuffer + cpBuffer;
+    double buffers = epBuffer + cpBuffer + offloadTransit;
     if (st.dp * st.cp > 1 && !run.frozen)
         buffers += std::min(std::max(kDpBucketElements, kDpBucketElementsPerRank * double(st.dp)), params + expertParams) * Bg;
     if (p > 1) buffers += 2 * Bc * T * h / spd * (st.schedule == Schedule::Interleaved ? 2 : 1);
@@ -262,7 +292,18 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
         b.gatherExposed = (1 - kParamGatherOverlap) * paramGather;
         time.dpExposed = exposedReduce(run, time.dp, lastBackward) + b.gatherExposed;
         time.dp += paramGather;
-        time.optimizer = memorySeconds((params / R + expertParams / Re) * (Bg + 2 * stateBytes + 2 * mainBytes + Bp), dev);
+        const double shard = params / R + expertParams / Re;  // elements this rank steps
+        const double perElement = Bg + 2 * stateBytes + 2 * mainBytes + Bp;  // read the gradient, read and write states and master, write the weight
+        time.optimizer = memorySeconds(onDevice * shard * perElement, dev);
+        // The offloaded share (Megatron-LM HybridDeviceOptimizer): its gradients copied to
+        // the host, stepped there at the host's memory bandwidth, its weights copied back;
+        // one after another, or side by side with --overlap-cpu-optimizer-d2h-h2d.
+        if (run.optimizerOffload > 0 && dev.hostLinkBytesPerSecond > 0 && dev.hostMemoryBytesPerSecond > 0) {
+            const double moved = run.optimizerOffload * shard;
+            const double down = moved * Bg / dev.hostLinkBytesPerSecond, up = moved * Bp / dev.hostLinkBytesPerSecond;
+            const double step = moved * perElement / dev.hostMemoryBytesPerSecond;
+            time.optimizer += run.optimizerOffloadOverlap ? std::max({down, step, up}) : down + step + up;
+        }
         // grad_clip: the global norm reads every local gradient once more (its all-reduce is
         // one scalar, a latency, left out).
         if (run.gradClip) time.optimizer += memorySeconds(double(mem.gradients), dev);

@@ -92,6 +92,13 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
     const std::int64_t placed = m.bodyLayers + (st.mtpOnStages ? m.mtpLayers : 0);
     const std::int64_t extraLast = st.mtpOnStages ? 0 : m.mtpLayers;  // MTP after the last chunk
     const std::size_t layers = m.layerKind.size();
+    const bool offloading = in.run.activationOffload > 0 ||
+                            std::any_of(st.activationOffload.begin(), st.activationOffload.end(), [](std::int64_t k) { return k > 0; });
+    if (offloading) {
+        out.why = "activation offload is stated, and the planner does not plan around it yet: state activation_offload: 0 "
+                  "to plan, then offload on the plan";
+        return out;
+    }
     if (placed < p * v) {
         out.why = std::to_string(placed) + " layers cannot fill pp·vpp = " + std::to_string(p * v) + " chunks";
         return out;

@@ -29,6 +29,16 @@ std::string strategyLine(const ResolvedScenario& r) {
                    (long long)*e.micro_batch_num, (long long)*e.seq_length, e.pp_schedule->c_str());
     if (*e.sequence_parallel) line += " · SP";
     if (*e.optimizer_parallel) line += *e.grad_shard_as_params ? " · FSDP" : *e.grad_shard ? " · ZeRO-2" : " · ZeRO-1";
+    if (e.activation_offload) {
+        if (const auto* all = std::get_if<std::int64_t>(&e.activation_offload->value); all && *all > 0)
+            line += printf(" · offload %lld layers a stage", (long long)*all);
+        if (const auto* each = std::get_if<StageCounts::Flat>(&e.activation_offload->value)) {
+            std::string counts;
+            for (std::int64_t k : *each) counts += (counts.empty() ? "" : ",") + std::to_string(k);
+            line += " · offload layers " + counts;
+        }
+    }
+    if (e.optimizer_offload && *e.optimizer_offload > 0) line += printf(" · optimizer %.0f %% on the host", *e.optimizer_offload * 100);
     return line;
 }
 
@@ -110,7 +120,8 @@ std::string estimateJson(const ResolvedScenario& r, const Estimate& e) {
                            {{"forward_s", t.forward}, {"backward_s", t.backward + t.weightGrad}, {"weight_grad_s", t.weightGrad},
                             {"recompute_s", t.recompute}, {"communication_s", t.communication},
                             {"communication_by_dimension_s", {{"tp", t.tp}, {"cp", t.cp}, {"ep", t.ep}, {"pp", t.pp}, {"dp", t.dp}}},
-                            {"dp_exposed_s", t.dpExposed}, {"optimizer_s", t.optimizer}}}});
+                            {"dp_exposed_s", t.dpExposed}, {"optimizer_s", t.optimizer},
+                            {"host_copy_s", t.host}}}});
     }
     out["stages"] = stages;
     out["peak_memory_bytes"] = e.peakMemory;

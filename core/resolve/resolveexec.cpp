@@ -216,6 +216,33 @@ void Resolver::resolveExecStrategy() {
         else m_out.partition = std::get<Partition>(partition);
     }
 
+    // Offload: over a host link the device states, at most the layers a stage holds.
+    const DeviceSpec* device = cluster().device ? &*cluster().device : nullptr;
+    const std::vector<std::int64_t>* perStage = e.activation_offload ? std::get_if<StageCounts::Flat>(&e.activation_offload->value) : nullptr;
+    const std::int64_t* everyStage = e.activation_offload ? std::get_if<std::int64_t>(&e.activation_offload->value) : nullptr;
+    const bool offloading = (everyStage && *everyStage > 0) ||
+                            (perStage && std::any_of(perStage->begin(), perStage->end(), [](std::int64_t k) { return k > 0; }));
+    if (offloading && device && !device->host_link_gbps)
+        refuse("exec.activation_offload", "copies to the host, and the device states no host_link_gbps (its PCIe or "
+                                          "NVLink-C2C bandwidth): state cluster.device.host_link_gbps");
+    if (e.optimizer_offload && *e.optimizer_offload > 0 && device && (!device->host_link_gbps || !device->host_memory_gbps))
+        refuse("exec.optimizer_offload", "steps the optimizer on the host, and the device states no " +
+                                             std::string(!device->host_link_gbps ? "host_link_gbps" : "host_memory_gbps") +
+                                             ": state it under cluster.device");
+    if (perStage && std::int64_t(perStage->size()) != pp)
+        refuse("exec.activation_offload", "one count per stage: pp = " + num(pp) + " stages, got " + num(std::int64_t(perStage->size())));
+    if (offloading && m_out.partition.layers.size() == std::size_t(vpp) && vpp <= 64) {
+        for (std::int64_t s = 0; s < pp; ++s) {
+            const std::int64_t k = perStage && std::int64_t(perStage->size()) == pp ? (*perStage)[std::size_t(s)] : everyStage ? *everyStage : 0;
+            const std::int64_t held = m_out.partition.layers.front()[std::size_t(s)];
+            if (k > held) {
+                refuse("exec.activation_offload", "stage " + num(s) + " runs " + num(held) + " layers in its first chunk, "
+                                                  "and " + num(k) + " are to offload");
+                break;
+            }
+        }
+    }
+
     // Recompute: one form at a time, ranges inside the model.
     if (e.recompute && (e.full_recompute || e.selective_recompute))
         refuse("exec.recompute", "replaces full_recompute and selective_recompute; state one form");

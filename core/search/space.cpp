@@ -250,6 +250,15 @@ SearchSetup searchSetup(const Scenario& scenario) {
         if (!any) d.add(s.markOf(key), key, sp.pp.size() * sp.vpp.size() == 1 ? lastError
                                             : "places the layers on none of the pp and vpp the search tries (" + lastError + ")");
     }
+    // Activation offload: one count for every stage (a list names stages a candidate may not
+    // have), and not under the planner, which does not plan around it yet.
+    if (e.activation_offload && std::holds_alternative<StageCounts::Flat>(e.activation_offload->value))
+        d.add(s.markOf("exec.activation_offload"), "exec.activation_offload",
+              "a search varies the stages: state one count for every stage, not a list");
+    if (setup.input.run.activationOffload > 0 && (sp.planPartition || std::find(sp.recompute.begin(), sp.recompute.end(),
+                                                                                 RecomputeMode::PerLayer) != sp.recompute.end()))
+        d.add(s.markOf("exec.activation_offload"), "exec.activation_offload",
+              "pp_partition: auto and recompute: per_layer plan without offload (not planned around it yet): state 0");
     d.raiseIfAny();
     return setup;
 }

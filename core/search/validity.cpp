@@ -42,6 +42,7 @@ std::string refusalText(Refusal r) {
     case Refusal::DeferredWithoutFsdp: return "deferred_grad_accumulation needs FSDP (grad_shard_as_params)";
     case Refusal::PlacementNotFitting: return "the stated offset or pp_partition does not place the layers on this pp and vpp";
     case Refusal::Bounded: return "planned at best slower and heavier than the candidates kept (a lower bound, not planned)";
+    case Refusal::OffloadPastLayers: return "a stage's first chunk holds fewer layers than activation_offload offloads";
     case Refusal::Count: break;
     }
     return "?";
@@ -123,6 +124,8 @@ Refusal Validity::check(const std::size_t* d, Candidate& c) const {
     } else if (s.placements.empty() && m_layers % (c.pp * c.vpp) != 0) {
         return Refusal::LayersNotSplit;
     }
+    if (const std::int64_t k = m_setup.input.run.activationOffload; k > 0 && m_layers / (c.pp * c.vpp) < k)
+        return Refusal::OffloadPastLayers;
     if (!s.placements.empty()) {
         c.placement = std::uint32_t(d[1] * s.vpp.size() + d[3]);
         if (s.placements[c.placement].empty()) return Refusal::PlacementNotFitting;

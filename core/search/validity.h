@@ -56,6 +56,7 @@ enum class Refusal : std::uint8_t {
     PlacementNotFitting,
     LayersFewerThanChunks,
     Bounded,
+    OffloadPastLayers,
     Count
 };
 inline constexpr std::size_t kRefusalReasons = std::size_t(Refusal::Count);

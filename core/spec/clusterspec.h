@@ -27,6 +27,7 @@ struct DeviceSpec {
     std::optional<double> intra_node_bandwidth_gbps;
     std::optional<double> inter_node_bandwidth_gbps;
     std::optional<std::int64_t> devices_per_node;
+    std::optional<double> host_link_gbps, host_memory_gbps;
 
     bool operator==(const DeviceSpec&) const = default;
 };
@@ -43,6 +44,10 @@ void visit(Spec& d, V& v) {
     v.real({"intra_node_bandwidth_gbps", "Bandwidth to a device in the same node, one direction", "GB/s"}, d.intra_node_bandwidth_gbps, positive);
     v.real({"inter_node_bandwidth_gbps", "Bandwidth to a device in another node, one direction", "GB/s"}, d.inter_node_bandwidth_gbps, positive);
     v.integer({"devices_per_node", "Devices that share the fast intra-node links"}, d.devices_per_node, IntRange{1, 1 << 20});
+    v.real({"host_link_gbps", "Bandwidth between the device and its host's memory, one direction (PCIe, NVLink-C2C): "
+            "what activation and optimizer offload copy over", "GB/s"}, d.host_link_gbps, positive);
+    v.real({"host_memory_gbps", "Host memory bandwidth one device's share of the host CPUs can use: what an offloaded "
+            "optimizer step runs at", "GB/s"}, d.host_memory_gbps, positive);
     // clang-format on
 }
 

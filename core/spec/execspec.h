@@ -68,6 +68,9 @@ struct ExecSpec {
     std::optional<std::string> compute_dtype;
     std::optional<std::int64_t> seq_length;
     std::optional<Bytes> device_memory, memory_reserve;
+    std::optional<StageCounts> activation_offload;
+    std::optional<double> optimizer_offload, host_link_overlap;
+    std::optional<bool> optimizer_offload_overlap;
 
     bool operator==(const ExecSpec&) const = default;
 };
@@ -141,6 +144,17 @@ void visit(Spec& e, V& v) {
     v.memory({"device_memory", "Memory budget per device; the device's memory when unstated", "bytes"}, e.device_memory, 1);
     v.memory({"memory_reserve", "Memory every stage keeps free beside what it holds (its own term, reserve): the seed's 1 GiB "
               "safety buffer by default; 0 for none", "bytes"}, e.memory_reserve, 0);
+    v.stageCounts({"activation_offload", "Layers per stage (one count for every stage, or one per stage) whose saved "
+                   "activations go to host memory after their forward and come back before their backward: the first "
+                   "layers the stage runs (Megatron-LM --cpu-offloading-num-layers); needs the device's host_link_gbps"},
+                  e.activation_offload, kFormInt | kFormList, size);
+    v.real({"host_link_overlap", "Share of a stage's compute that activation copies to and from the host can hide "
+            "behind (the seed's --host_link_overlap, default 0.8)"}, e.host_link_overlap, RealRange{0, 1, false, false});
+    v.real({"optimizer_offload", "Share of the optimizer states and master copy kept in host memory and stepped by the "
+            "CPU (Megatron-LM --optimizer-cpu-offload with --optimizer-offload-fraction); needs the device's "
+            "host_link_gbps and host_memory_gbps"}, e.optimizer_offload, RealRange{0, 1, false, false});
+    v.flag({"optimizer_offload_overlap", "The offloaded optimizer's gradient copy, CPU step and parameter copy run "
+            "concurrently (Megatron-LM --overlap-cpu-optimizer-d2h-h2d)"}, e.optimizer_offload_overlap);
     // clang-format on
 }
 

@@ -208,6 +208,21 @@ std::string trainYaml(const ResolvedScenario& r, const Value* original) {
                                    "(fsdp_config.dp_shard_size shards parameters, gradients and states); this strategy "
                                    "shards " + std::string(*e.grad_shard ? "gradients and states (ZeRO-2)" : "states only (ZeRO-1)") +
                                    ", which it cannot run: state grad_shard_as_params: true to export FSDP (priced differently)"});
+    // Offload has no train.yaml spelling (the seed prices it as advice only: "the trainer
+    // cannot offload yet", reference §6.7): refused, not written as a run without it.
+    const bool activationOffload = !(std::holds_alternative<std::int64_t>(e.activation_offload->value) &&
+                                     std::get<std::int64_t>(e.activation_offload->value) == 0) &&
+                                   !(std::holds_alternative<StageCounts::Flat>(e.activation_offload->value) &&
+                                     std::all_of(std::get<StageCounts::Flat>(e.activation_offload->value).begin(),
+                                                 std::get<StageCounts::Flat>(e.activation_offload->value).end(),
+                                                 [](std::int64_t k) { return k == 0; }));
+    for (const auto& [on, key] : {std::pair{activationOffload, "exec.activation_offload"},
+                                  std::pair{*e.optimizer_offload > 0, "exec.optimizer_offload"}})
+        if (on)
+            throw SpecError(Diagnostic{r.scenario.markOf(key), key,
+                                       "HyperParallel's train.yaml has no offload switch, so this strategy cannot be "
+                                       "written as one (Megatron-LM runs it: --cpu-offloading, --optimizer-cpu-offload); "
+                                       "state 0 to export the strategy without offload (priced differently)"});
     Value& fsdp = sectionOf(doc, "fsdp_config", "fsdp_config");
     put(fsdp, "dp_shard_size", Value::integer(*e.optimizer_parallel ? *e.optimizer_shard : 1));
     if (*e.optimizer_parallel) put(fsdp, "reshard_after_forward", Value::boolean(*e.reshard_params));

@@ -163,6 +163,15 @@ const std::vector<Row>& rows() {
         {"seq_length", kDense, {}, {"exec.seq_length=8192"}, Moves::Memory, "tokens per sequence"},
         {"device_memory", kDense, {}, {"exec.device_memory=40 GiB"}, Moves::Budget, "the budget"},
         {"memory_reserve", kDense, {}, {"exec.memory_reserve=0"}, Moves::Memory, "the seed's 1 GiB safety buffer"},
+        {"activation_offload", kDense, {}, {"exec.activation_offload=4"}, Moves::Memory,
+         "Megatron-LM --cpu-offloading-num-layers: four layers' activations on the host"},
+        {"host_link_overlap", kDense, {"exec.activation_offload=8"}, {"exec.activation_offload=8", "exec.host_link_overlap=0"},
+         Moves::Time, "copies hidden behind none of the compute"},
+        {"optimizer_offload", kDense, {}, {"exec.optimizer_offload=1"}, Moves::Memory,
+         "Megatron-LM --optimizer-cpu-offload --optimizer-offload-fraction 1"},
+        {"optimizer_offload_overlap", kDense, {"exec.optimizer_offload=1"},
+         {"exec.optimizer_offload=1", "exec.optimizer_offload_overlap=true"}, Moves::Time,
+         "Megatron-LM --overlap-cpu-optimizer-d2h-h2d"},
     };
     return kRows;
 }
