@@ -249,10 +249,12 @@ std::string usage() {
                                           global batch and the rest of exec as stated);
                                           -o writes the resolved train.yaml
        tessera plan FILE [--set S.K=V ...] [--json] [--keep-partition] [--keep-recompute]
-                 [--ppb LAYERS.json] [-o SCENARIO.yaml [--force]]
+                 [--offload] [--ppb LAYERS.json] [-o SCENARIO.yaml [--force]]
                                           plan inside the scenario's strategy: layers per stage
                                           and each layer's recompute, fastest within the memory
-                                          budget (exec.device_memory, else the device's); --ppb
+                                          budget (exec.device_memory, else the device's); --offload
+                                          lets each stage offload its first layers' activations
+                                          over the device's host link (1f1b, vpp 1); --ppb
                                           writes the layer descriptions the seed's pipeline
                                           balancer reads; -o writes the scenario with the plan
        tessera presets                    list the built-in models, devices and scenarios

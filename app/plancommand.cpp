@@ -18,7 +18,7 @@ using namespace tessera::core;
 int cmdPlan(const std::vector<std::string>& args) {
     std::string file, ppb, output;
     std::vector<std::string> overrides;
-    bool json = false, force = false, keepPartition = false, keepRecompute = false;
+    bool json = false, force = false, keepPartition = false, keepRecompute = false, offload = false;
     auto next = [&](std::size_t& i, const char* what) -> const std::string& {
         if (i + 1 >= args.size()) throw UsageError{std::string("plan: ") + args[i] + " needs " + what};
         return args[++i];
@@ -29,6 +29,7 @@ int cmdPlan(const std::vector<std::string>& args) {
         else if (a == "--force") force = true;
         else if (a == "--keep-partition") keepPartition = true;
         else if (a == "--keep-recompute") keepRecompute = true;
+        else if (a == "--offload") offload = true;
         else if (a == "--ppb") ppb = next(i, "a file name");
         else if (a == "-o" || a == "--output") output = next(i, "a file name");
         else if (a == "--set") overrides.push_back(next(i, "section.key=value"));
@@ -44,7 +45,7 @@ int cmdPlan(const std::vector<std::string>& args) {
     const ResolvedScenario r = resolve(stated);
     const CostInput in = costInput(r);
     const Estimate before = estimate(r);
-    const PlanRequest request = planRequest(r, !keepPartition, !keepRecompute);
+    const PlanRequest request = planRequest(r, !keepPartition, !keepRecompute, offload);
     if (!ppb.empty()) {
         const std::string name = r.scenario.model.name.value_or(r.scenario.model.arch.value_or("model"));
         writeFileAtomically(ppb, ppbJson(describeLayers(in, request.selectiveKeep, name)), force);

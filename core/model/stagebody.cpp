@@ -162,7 +162,9 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
         offloadTransit = 2 * largest;
         const double copy = moved / dev.hostLinkBytesPerSecond;
         const double out = std::max(0.0, copy - run.hostLinkOverlap * (layerForward - lead.forward));
-        const double back = std::max(0.0, copy - run.hostLinkOverlap * (layerBackward - lead.backwardInput - lead.backwardWeight - lead.recompute));
+        b.offloadCopy = copy;
+        b.offloadBackWindow = run.hostLinkOverlap * (layerBackward - lead.backwardInput - lead.backwardWeight - lead.recompute);
+        const double back = std::max(0.0, copy - b.offloadBackWindow);
         time.forward += out, time.backward += back, time.communication += out + back;
         time.host += 2 * copy;
     }

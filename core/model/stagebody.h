@@ -70,6 +70,9 @@ struct StageBody {
     // gradient reduction before overlap, and the parameter gather left exposed.
     double workingLayers = 0, workingRest = 0;
     double reduceSeconds = 0, gatherExposed = 0;
+    // Activation offload: one direction's copy and the backward compute it may hide behind
+    // (exec.host_link_overlap of the other layers'), before the exposed part is taken.
+    double offloadCopy = 0, offloadBackWindow = 0;
     StageEnd head, tail;
 };
 

@@ -1,12 +1,13 @@
 #include "plan/planexec.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "model/costinput.h"
 
 namespace tessera::core {
 
-PlanRequest planRequest(const ResolvedScenario& r, bool partition, bool recompute) {
+PlanRequest planRequest(const ResolvedScenario& r, bool partition, bool recompute, bool offload) {
     const ExecSpec& e = r.scenario.exec;
     const OpMask rule = selectiveRuleMask(*e.selective_rule, *e.flash_attention, *e.sequence_parallel);
     // SLCT is the selective recompute the run states (its ops, as the seed's SLCT takes the
@@ -17,7 +18,9 @@ PlanRequest planRequest(const ResolvedScenario& r, bool partition, bool recomput
             slct = c.keep;
             break;
         }
-    return PlanRequest{partition, recompute, slct, rule};
+    PlanRequest request{partition, recompute, slct, rule};
+    request.offload = offload;
+    return request;
 }
 
 namespace {
@@ -71,6 +74,10 @@ ExecSpec planExec(const ExecSpec& stated, const Plan& plan) {
     // counts would mean other layers on a new partition.
     e.recompute = planRanges(plan);
     e.full_recompute.reset(), e.selective_recompute.reset(), e.selective_comm_recompute.reset();
+    if (!plan.offload.empty()) {  // the plan chose offload: one count per stage, zeros too
+        const bool none = std::all_of(plan.offload.begin(), plan.offload.end(), [](std::int64_t k) { return k == 0; });
+        e.activation_offload = none ? StageCounts{std::int64_t{0}} : StageCounts{StageCounts::Flat(plan.offload)};
+    }
     return e;
 }
 

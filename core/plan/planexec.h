@@ -13,7 +13,7 @@ namespace tessera::core {
 
 // What to plan for a resolved scenario: SLCT keeps what its stated selective recompute
 // keeps (the first selective range, its ops or the rule), else what its rule keeps.
-PlanRequest planRequest(const ResolvedScenario& r, bool partition = true, bool recompute = true);
+PlanRequest planRequest(const ResolvedScenario& r, bool partition = true, bool recompute = true, bool offload = false);
 
 // The plan's recompute ranges, in model order.
 std::vector<RecomputeRange> planRanges(const Plan& plan);

@@ -30,6 +30,7 @@ void applyPlan(const Plan& plan, Strategy& st) {
     st.partition = plan.partition;
     st.classes = plan.classes;
     st.layerClass = plan.layerClass;
+    if (!plan.offload.empty()) st.activationOffload = plan.offload;
 }
 
 namespace {
@@ -94,11 +95,22 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
     const std::size_t layers = m.layerKind.size();
     const bool offloading = in.run.activationOffload > 0 ||
                             std::any_of(st.activationOffload.begin(), st.activationOffload.end(), [](std::int64_t k) { return k > 0; });
-    if (offloading) {
-        out.why = "activation offload is stated, and the planner does not plan around it yet: state activation_offload: 0 "
-                  "to plan, then offload on the plan";
+    // Offload as the plan's choice: where the seed offers it (1F1B, one chunk, recompute
+    // chosen) and the device has a host link to copy over.
+    std::string noOffload;
+    if (request.offload) {
+        if (in.device.hostLinkBytesPerSecond <= 0) noOffload = "the device states no host_link_gbps";
+        else if (v > 1 || st.schedule != Schedule::OneFOneB) noOffload = "offload is planned under 1f1b with one chunk per stage";
+        else if (!request.recompute) noOffload = "offload is planned with the recompute of every layer";
+    }
+    const bool planOffload = request.offload && noOffload.empty();
+    if (offloading && !planOffload) {
+        out.why = "activation offload is stated, and the planner plans around it only when it chooses it (tessera plan "
+                  "--offload" + (noOffload.empty() ? std::string() : "; here " + noOffload) +
+                  "): state activation_offload: 0 to plan without it";
         return out;
     }
+    if (request.offload && !planOffload) out.note = "offload not planned: " + noOffload;
     if (placed < p * v) {
         out.why = std::to_string(placed) + " layers cannot fill pp·vpp = " + std::to_string(p * v) + " chunks";
         return out;
@@ -122,6 +134,7 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
     }
     work.strategy.layerClass.clear();
     work.strategy.partition.clear();
+    if (planOffload) work.strategy.activationOffload.assign(std::size_t(p), 0), work.run.activationOffload = 0;
     const std::vector<RecomputeClass>& classes = work.strategy.classes;
     if (m.kinds.size() * classes.size() > detail::kMaxPairs) {
         out.why = "too many layer kinds and recompute classes to plan";
@@ -163,7 +176,7 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
     for (std::size_t t = 0; t < T; ++t)
         for (std::size_t l = 0; l < layers; ++l) prefix[t][l + 1] = prefix[t][l] + (typeOf[l] == t ? 1 : 0);
 
-    StageSolver solver(work, types, out.budget);
+    StageSolver solver(work, types, out.budget, planOffload ? &typeOf : nullptr);
     std::vector<std::int32_t> counts(std::size_t(v) * T);
     // The stage holding `ranges`: its counts per (chunk, type), then its choice.
     // With one chunk, a stage's problem is (stage, layers of each type): looked up in a
@@ -175,7 +188,7 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
         cells *= std::size_t(prefix[t][layers]) + 1;
         if (cells > (std::size_t(1) << 20)) break;
     }
-    const bool direct = v == 1 && cells <= (std::size_t(1) << 20);
+    const bool direct = v == 1 && cells <= (std::size_t(1) << 20) && !planOffload;  // with offload the order counts too
     std::vector<const StageChoice*> byCounts(direct ? cells : 0, nullptr);
     const std::size_t perStage = direct ? cells / std::size_t(p) : 0;
     auto stageChoice = [&](std::int64_t s, const detail::StageRanges& r) -> const StageChoice& {
@@ -378,12 +391,15 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
     out.classNames = names;
     out.ruleKeep = request.ruleKeep;
     out.layerClass.assign(layers, 0);
+    if (planOffload) out.offload.assign(std::size_t(p), 0);
     for (std::int64_t s = 0; s < p; ++s) {
         const detail::StageRanges r = rangesOf(s);
         const StageChoice& c = stageChoice(s, r);
+        if (planOffload) out.offload[std::size_t(s)] = c.offload;
         for (std::int64_t ch = 0; ch < v; ++ch) {
-            const std::int64_t a = r.start[std::size_t(ch)];
-            const std::int64_t b = a + r.count[std::size_t(ch)] + (s == p - 1 && ch == v - 1 ? extraLast : 0);
+            // Offloaded layers (chunk 0's first) run NONE, class 0; the options go to the rest.
+            const std::int64_t a = r.start[std::size_t(ch)] + (ch == 0 ? c.offload : 0);
+            const std::int64_t b = r.start[std::size_t(ch)] + r.count[std::size_t(ch)] + (s == p - 1 && ch == v - 1 ? extraLast : 0);
             for (std::size_t t = 0; t < T; ++t) {
                 // The type's options from the most recompute down, each as many times as chosen.
                 std::vector<const OptionCost*> order;
@@ -395,7 +411,7 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
                     const OptionCost* lightest = &types[t].options.front();
                     for (const OptionCost& o : types[t].options)
                         if (o.kept < lightest->kept) lightest = &o;
-                    queue.assign(std::size_t(counts[std::size_t(ch) * T + t]), lightest->cls);
+                    queue.assign(std::size_t(counts[std::size_t(ch) * T + t]), lightest->cls);  // (more than enough)
                 }
                 for (const OptionCost* o : order) {
                     if (!c.fits) break;

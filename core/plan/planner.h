@@ -52,6 +52,10 @@ struct PlanRequest {
     OpMask selectiveKeep = kOpAll;  // what SLCT keeps: the run's selective recompute (planexec.h planRequest)
     OpMask ruleKeep = kOpAll;       // what a bare `selective` range means: selectiveRuleMask(rule, flash, sp)
     bool stageFigures = true;       // fill Plan::stagePeak and stageMiss (the search needs neither)
+    // Let each stage offload its first layers' activations to the host (they run NONE), as
+    // the seed's offload advice does: 1F1B with one chunk per stage, recompute planned, and
+    // a device with a host link; otherwise the plan says why it did not (Plan::note).
+    bool offload = false;
     // A step past which the caller has no use for a plan (a search's kept candidates):
     // when the fastest plan is slower, or none fits, the planner may stop early and
     // return Plan::bounded instead.
@@ -69,6 +73,8 @@ struct Plan {
     std::vector<RecomputeClass> classes;
     std::vector<std::string> classNames;  // NONE, SLCT, ... or STATED for a strategy's own
     std::vector<std::uint8_t> layerClass;
+    std::vector<std::int64_t> offload;  // per stage, its first layers offloaded (empty: offload not planned)
+    std::string note;                   // what the plan did not do that was asked (offload), and why
     OpMask ruleKeep = kOpAll;  // the request's: a class keeping this is written as a bare `selective`
     // As the cost model prices the plan (evaluate() of it; tst_plan holds the two equal).
     double stepSeconds = 0;

@@ -9,15 +9,18 @@ namespace tessera::core::plan {
 using detail::wholeBytes;
 
 
-StageSolver::StageSolver(const CostInput& work, std::vector<LayerType> types, Bytes budget)
+StageSolver::StageSolver(CostInput& work, std::vector<LayerType> types, Bytes budget, const std::vector<std::uint8_t>* typeOf)
     : m_work(work),
+      m_typeOf(typeOf),
       m_ctx(work),
       m_types(std::move(types)),
       m_budget(budget),
       m_shape{work.strategy.schedule, int(work.strategy.pp), int(work.strategy.vpp), int(work.strategy.mbn)},
       m_chunks(work.strategy.vpp) {
     const std::int64_t layers = std::int64_t(work.model.layerKind.size());
-    m_packed = std::size_t(m_chunks) * m_types.size() <= 4 && layers < (1 << 14) && work.strategy.pp < 128;
+    // With offload a stage's problem depends on the order of its layers too (which come
+    // first): the byte keys, which carry it.
+    m_packed = !typeOf && std::size_t(m_chunks) * m_types.size() <= 4 && layers < (1 << 14) && work.strategy.pp < 128;
 }
 
 namespace {
@@ -38,7 +41,7 @@ std::string key(std::int64_t tag, const std::int32_t* counts, std::size_t n) {
 }  // namespace
 
 const StageSolver::Frame& StageSolver::frame(std::int64_t stage, const detail::StageRanges& ranges,
-                                             const std::int32_t* typeCounts) {
+                                             const std::int32_t* typeCounts, std::int32_t offload, const std::string& order) {
     // A stage's body depends on its place only as first or last (the embedding, the
     // output layer, the last chunk's send) and on its layers only through their kinds.
     const std::int64_t p = m_work.strategy.pp;
@@ -50,13 +53,16 @@ const StageSolver::Frame& StageSolver::frame(std::int64_t stage, const detail::S
         pk = packed(role, typeCounts, n);
         if (auto it = m_frameByPack.find(pk); it != m_frameByPack.end()) return m_frames[it->second];
     } else {
-        k = key(role, typeCounts, n);
+        k = key(role, typeCounts, n) + order + static_cast<char>(offload & 0x7f) + static_cast<char>(offload >> 7);
         if (auto it = m_frameIndex.find(k); it != m_frameIndex.end()) return m_frames[it->second];
     }
+    if (m_typeOf) m_work.strategy.activationOffload[std::size_t(stage)] = offload;
     const detail::StageBody b = detail::stageBody(m_ctx, stage, ranges);
+    if (m_typeOf) m_work.strategy.activationOffload[std::size_t(stage)] = 0;
     Frame f;
     const StageMemory& mem = b.memory;
     f.fixed = mem.parameters + mem.gradients + mem.optimizerStates + mem.mainParameters + mem.buffers + mem.reserve;
+    f.offloadCopy = b.offloadCopy, f.offloadBackWindow = b.offloadBackWindow;
     f.forward = b.time.forward;
     f.perMicroBatch = b.time.perMicroBatch();
     f.lastBackward = b.time.backward + b.time.weightGrad + b.time.recompute;
@@ -80,12 +86,43 @@ const StageChoice& StageSolver::solve(std::int64_t stage, const detail::StageRan
         k = key(stage, typeCounts, n);
         if (auto it = m_choiceIndex.find(k); it != m_choiceIndex.end()) return m_choices[it->second];
     }
-    const Frame& f = frame(stage, ranges, typeCounts);
     ++m_problems;
+    StageChoice c = solveOnce(stage, ranges, typeCounts);
     if (m_packed) m_choiceByPack.emplace(pk, m_choices.size());
     else m_choiceIndex.emplace(k, m_choices.size());
-    m_choices.push_back(choose(stage, f, typeCounts));
+    m_choices.push_back(std::move(c));
     return m_choices.back();
+}
+
+// The stage's fastest choice; with offload open, over every count of first layers
+// offloaded (none first; more only while the stage still recomputes or does not fit,
+// since offload never makes a stage faster than it is with nothing recomputed).
+StageChoice StageSolver::solveOnce(std::int64_t stage, const detail::StageRanges& ranges, const std::int32_t* typeCounts) {
+    static const std::string kNoOrder;
+    if (!m_typeOf) return choose(stage, frame(stage, ranges, typeCounts, 0, kNoOrder), typeCounts);
+    const std::size_t T = m_types.size();
+    std::string order;  // the types of chunk 0's layers in the order the stage runs them
+    for (std::int64_t l = ranges.start[0]; l < ranges.start[0] + ranges.count[0]; ++l) order += static_cast<char>((*m_typeOf)[std::size_t(l)]);
+    StageChoice best = choose(stage, frame(stage, ranges, typeCounts, 0, order), typeCounts);
+    const double plain = frame(stage, ranges, typeCounts, 0, order).perMicroBatch;
+    std::vector<std::int32_t> offloaded(T, 0);
+    for (std::int32_t k = 1; k <= std::int32_t(order.size()); ++k) {
+        if (best.fits && best.perMicroBatch <= plain) break;  // nothing recomputed: offload cannot help
+        ++offloaded[std::size_t(static_cast<unsigned char>(order[std::size_t(k - 1)]))];
+        StageChoice c = choose(stage, frame(stage, ranges, typeCounts, k, order), typeCounts, offloaded.data());
+        c.offload = k;
+        // Nothing fits at any count yet: keep the lightest, which a plan that misses shows.
+        const bool lighter = !best.fits && !c.fits && c.lightest < best.lightest;
+        if (lighter || (c.fits && (!best.fits || c.perMicroBatch < best.perMicroBatch ||
+                                   (c.perMicroBatch == best.perMicroBatch && c.peak < best.peak)))) {
+            const Bytes lightest = std::min(best.lightest, c.lightest);
+            best = std::move(c);
+            best.lightest = lightest;
+        } else {
+            best.lightest = std::min(best.lightest, c.lightest);
+        }
+    }
+    return best;
 }
 
 namespace {
@@ -102,7 +139,8 @@ struct Entry {
 
 }  // namespace
 
-StageChoice StageSolver::choose(std::int64_t stage, const Frame& f, const std::int32_t* typeCounts) const {
+StageChoice StageSolver::choose(std::int64_t stage, const Frame& f, const std::int32_t* typeCounts,
+                                const std::int32_t* offloaded) const {
     const std::size_t T = m_types.size();
     const std::int64_t v = m_chunks;
     const RunSettings& run = m_work.run;
@@ -114,7 +152,12 @@ StageChoice StageSolver::choose(std::int64_t stage, const Frame& f, const std::i
     double floorLevel = 0;  // every kind present needs at least its lightest working set
     for (std::int64_t c = 0; c < v; ++c) {
         for (std::size_t t = 0; t < T; ++t) {
-            const std::int32_t n = typeCounts[std::size_t(c) * T + t];
+            const std::int32_t off = offloaded && c == 0 ? offloaded[t] : 0;
+            if (off > 0) {  // offloaded layers run NONE: their working set is the floor
+                for (const OptionCost& o : m_types[t].options)
+                    if (o.cls == 0) floorLevel = std::max(floorLevel, o.working), levels.push_back(o.working);
+            }
+            const std::int32_t n = typeCounts[std::size_t(c) * T + t] - off;
             if (n == 0) continue;
             Entry e;
             e.slot = std::size_t(c) * T + t;
@@ -139,8 +182,8 @@ StageChoice StageSolver::choose(std::int64_t stage, const Frame& f, const std::i
     double bestX = std::numeric_limits<double>::infinity();
     double bestKept = std::numeric_limits<double>::infinity();
     counts.assign(best.counts.size(), 0);
-    if (entries.empty()) {  // no layers (the planner never asks): the frame alone
-        best.peak = best.lightest = f.fixed + wholeBytes(head) + wholeBytes(f.workingRest);
+    if (entries.empty()) {  // no layer to choose for (all offloaded, at NONE): the frame alone
+        best.peak = best.lightest = f.fixed + wholeBytes(head) + wholeBytes(floorLevel + f.workingRest);
         best.fits = best.peak <= m_budget;
         best.forward = f.forward, best.perMicroBatch = f.perMicroBatch;
         best.tail = detail::exposedReduce(run, f.reduceSeconds, f.lastBackward) + f.gatherExposed + f.optimizer;
@@ -233,8 +276,11 @@ StageChoice StageSolver::choose(std::int64_t stage, const Frame& f, const std::i
     if (bestX == std::numeric_limits<double>::infinity()) return best;
     best.fits = true;
     best.forward = f.forward;
-    best.perMicroBatch = f.perMicroBatch + bestX;
-    best.tail = detail::exposedReduce(run, f.reduceSeconds, f.lastBackward + bestX) + f.gatherExposed + f.optimizer;
+    // Recompute lengthens the backward an offloaded copy hides behind (stagebody.cpp).
+    const double shorter = std::max(0.0, f.offloadCopy - f.offloadBackWindow) -
+                           std::max(0.0, f.offloadCopy - f.offloadBackWindow - run.hostLinkOverlap * bestX);
+    best.perMicroBatch = f.perMicroBatch + bestX - shorter;
+    best.tail = detail::exposedReduce(run, f.reduceSeconds, f.lastBackward + bestX - shorter) + f.gatherExposed + f.optimizer;
     return best;
 }
 

@@ -37,6 +37,7 @@ struct StageChoice {
     double perMicroBatch = 0, forward = 0, tail = 0;  // X, F and the once-per-step tail at the choice
     Bytes peak = 0;       // at the choice
     Bytes lightest = 0;   // the least this stage can need, whatever the options
+    std::int32_t offload = 0;  // its first layers whose activations go to the host (they run NONE)
     // Layers per (chunk, type, option): [(chunk · types + type) · kMaxTypeOptions + option].
     std::vector<std::int32_t> counts;
 };
@@ -44,7 +45,11 @@ struct StageChoice {
 class StageSolver {
 public:
     // `work`: the strategy with the planner's classes (class 0 NONE) and no layerClass.
-    StageSolver(const CostInput& work, std::vector<LayerType> types, Bytes budget);
+    // With `typeOf` (each layer's type), a stage may also offload its first layers'
+    // activations (1F1B, one chunk, a host link): the solver sets work's per-stage
+    // offload while it prices a stage, and an offloaded layer runs NONE (as the seed's).
+    StageSolver(CostInput& work, std::vector<LayerType> types, Bytes budget,
+                const std::vector<std::uint8_t>* typeOf = nullptr);
 
     // The stage holding `ranges` (its chunks' layers) with `typeCounts` layers of each
     // type per chunk ([chunk · types + type]); memoised on (stage, counts).
@@ -55,18 +60,24 @@ public:
     std::uint64_t problems() const { return m_problems; }
 
 private:
-    struct Frame {  // the stage with every layer at NONE
+    struct Frame {  // the stage with every layer at NONE (and its first `offload` layers offloaded)
         Bytes fixed = 0;             // parameters, gradients, states, master copy, buffers, reserve
+        double offloadCopy = 0, offloadBackWindow = 0;  // StageBody's: the backward copy's exposure moves with recompute
         double forward = 0;          // F
         double perMicroBatch = 0;    // X
         double lastBackward = 0;     // backward + dW + recompute
         double embeddingKept = 0, outputKept = 0, workingRest = 0;
         double reduceSeconds = 0, gatherExposed = 0, optimizer = 0;
     };
-    const Frame& frame(std::int64_t stage, const detail::StageRanges& ranges, const std::int32_t* typeCounts);
-    StageChoice choose(std::int64_t stage, const Frame& f, const std::int32_t* typeCounts) const;
+    const Frame& frame(std::int64_t stage, const detail::StageRanges& ranges, const std::int32_t* typeCounts,
+                       std::int32_t offload, const std::string& order);
+    // `offloaded`: per type, the layers of chunk 0 offloaded (NONE, keeping nothing in flight).
+    StageChoice choose(std::int64_t stage, const Frame& f, const std::int32_t* typeCounts,
+                       const std::int32_t* offloaded = nullptr) const;
+    StageChoice solveOnce(std::int64_t stage, const detail::StageRanges& ranges, const std::int32_t* typeCounts);
 
-    const CostInput& m_work;
+    CostInput& m_work;
+    const std::vector<std::uint8_t>* m_typeOf = nullptr;  // non-null: offload may be chosen
     detail::StageContext m_ctx;
     std::vector<LayerType> m_types;
     Bytes m_budget;

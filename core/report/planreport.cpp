@@ -74,7 +74,13 @@ std::string planText(const PlanReport& rep) {
             << formatGiB(rep.before.peakMemory) << ").\n";
     else
         out << "Nothing fits: the lightest plan (below) needs " << formatGiB(plan.peakMemory) << " on its heaviest stage.\n";
-    out << "Offload: not planned (Tessera does not price activation or optimizer offload yet).\n\n";
+    if (!plan.note.empty()) out << "Offload: " << plan.note << ".\n\n";
+    else if (plan.offload.empty()) out << "Offload: not planned (tessera plan --offload lets stages offload their first layers).\n\n";
+    else {
+        std::string counts;
+        for (std::int64_t k : plan.offload) counts += (counts.empty() ? "" : ", ") + std::to_string(k);
+        out << "Offload: the first layers of each stage whose activations go to the host, per stage: " << counts << ".\n\n";
+    }
     out << pad("Stage", 7) << pad("Layers", 12) << pad("Peak stated", 13) << pad(plan.fits ? "Peak planned" : "Lightest", 13)
         << pad(plan.fits ? "" : "Misses", plan.fits ? 0 : 11) << pad("Time stated", 13) << pad("Time planned", 14) << "Recompute\n";
     const auto& stagesAfter = rep.after ? rep.after->stages : std::vector<StageEstimate>{};
@@ -88,6 +94,7 @@ std::string planText(const PlanReport& rep) {
         out << pad(std::to_string(s), 7) << pad(layers, 12) << pad(formatGiB(b.memory.total()), 13)
             << pad(formatGiB(plan.stagePeak[s]), 13);
         if (!plan.fits) out << pad(plan.stageMiss[s] > 0 ? formatGiB(plan.stageMiss[s]) : "fits", 11);
+        if (!plan.offload.empty() && plan.offload[s] > 0) recompute += "; offloads its first " + std::to_string(plan.offload[s]);
         out << pad(formatSeconds(b.time.perMicroBatch()), 13)
             << pad(s < stagesAfter.size() ? formatSeconds(stagesAfter[s].time.perMicroBatch()) : "-", 14) << recompute << '\n';
     }
@@ -95,6 +102,7 @@ std::string planText(const PlanReport& rep) {
         ExecSpec only;
         only.pp_partition = rep.planned->scenario.exec.pp_partition;
         only.recompute = rep.planned->scenario.exec.recompute;
+        if (!plan.offload.empty()) only.activation_offload = rep.planned->scenario.exec.activation_offload;
         out << "\nState it in the exec section (tessera plan FILE -o OUT writes the scenario):\n"
             << toYaml(SpecWriter::write(only));
     }
@@ -114,7 +122,8 @@ std::string planJson(const PlanReport& rep) {
     j["step_seconds"] = plan.stepSeconds;
     j["peak_bytes"] = plan.peakMemory;
     j["stated"] = {{"step_seconds", rep.before.stepSeconds}, {"peak_bytes", rep.before.peakMemory}, {"fits", rep.before.fits}};
-    j["offload"] = "not planned";
+    if (plan.offload.empty()) j["offload"] = plan.note.empty() ? "not planned" : plan.note;
+    else j["offload"] = plan.offload;
     nlohmann::ordered_json stages = nlohmann::ordered_json::array();
     for (std::size_t s = 0; s < plan.stagePeak.size(); ++s) {
         const StageLayers l = stageLayers(plan, std::int64_t(s));
@@ -144,6 +153,7 @@ std::string planJson(const PlanReport& rep) {
         ExecSpec only;
         only.pp_partition = rep.planned->scenario.exec.pp_partition;
         only.recompute = rep.planned->scenario.exec.recompute;
+        if (!plan.offload.empty()) only.activation_offload = rep.planned->scenario.exec.activation_offload;
         j["exec"] = toJson(SpecWriter::write(only));
     }
     j["work"] = {{"stage_problems", plan.stageProblems}, {"labels", plan.labels}};

@@ -96,6 +96,45 @@ std::vector<Priced> everyPlan(const CostInput& in, OpMask keep, bool partitions,
     return out;
 }
 
+// Every plan of `in` with offload open: every partition, NONE, SLCT or FULL on every
+// layer, and per stage every count of first layers offloaded (those at NONE, as the
+// planner runs them), priced.
+std::vector<Priced> everyOffloadPlan(const CostInput& in, OpMask keep) {
+    CostInput c = in;
+    c.strategy.classes.clear();
+    for (PlanOption o : {PlanOption::None, PlanOption::Slct, PlanOption::Full}) c.strategy.classes.push_back(planOptionClass(o, keep));
+    const std::size_t layers = in.model.layerKind.size();
+    const std::int64_t placed = in.model.bodyLayers + (in.strategy.mtpOnStages ? in.model.mtpLayers : 0);
+    const std::int64_t p = in.strategy.pp;
+    std::vector<Priced> out;
+    std::vector<std::int64_t> part;
+    compositions(placed, p, part, [&](const std::vector<std::int64_t>& g) {
+        c.strategy.partition = {g};
+        std::vector<std::int64_t> ks(std::size_t(p), 0);
+        for (;;) {
+            c.strategy.activationOffload = ks;
+            std::vector<std::uint8_t> cls(layers, 0);
+            for (;;) {
+                bool plain = true;  // the offloaded layers run NONE
+                for (std::int64_t s = 0, first = 0; s < p; first += g[std::size_t(s)], ++s)
+                    for (std::int64_t l = first; l < first + ks[std::size_t(s)]; ++l) plain = plain && cls[std::size_t(l)] == 0;
+                if (plain) {
+                    c.strategy.layerClass = cls;
+                    const Summary sum = evaluate(c);
+                    out.push_back({sum.peakMemory, sum.stepSeconds});
+                }
+                std::size_t i = 0;
+                while (i < layers && ++cls[i] == 3) cls[i++] = 0;
+                if (i == layers) break;
+            }
+            std::size_t s = 0;
+            while (s < std::size_t(p) && ++ks[s] > g[s]) ks[s++] = 0;
+            if (s == std::size_t(p)) break;
+        }
+    });
+    return out;
+}
+
 std::string scenario(const std::string& model, std::int64_t pp, std::int64_t vpp, std::int64_t mbn,
                      const std::string& schedule, std::int64_t dp, std::int64_t layers) {
     std::string partition = "[";  // stated only so the scenario resolves; the planner replaces it
@@ -197,6 +236,70 @@ private slots:
             QVERIFY2(std::abs(plan.stepSeconds - best) <= 1e-12 * best,
                      qPrintable(where + QString(": planned %1 s, brute force %2 s").arg(plan.stepSeconds, 0, 'g', 17).arg(best, 0, 'g', 17)));
         }
+    }
+
+    // With offload open (1F1B, one chunk per stage): the planner's plan is the fastest of
+    // every partition, option and count of first layers offloaded, over a host link slow
+    // enough that copies are exposed (8 GB/s), one between (40) and one fast enough that
+    // they hide (400).
+    void bruteForceWithOffload_data() {
+        QTest::addColumn<QString>("yaml");
+        const std::string dense = "{preset: llama3-8b, num_hidden_layers: %1}";
+        const std::string mixed = "{preset: deepseek-v3, num_hidden_layers: %1, first_k_dense_replace: 1, num_experts: 16, "
+                                  "hidden_size: 1024, num_attention_heads: 16, num_key_value_heads: 16, intermediate_size: 4096, "
+                                  "moe_intermediate_size: 512, q_lora_rank: 256, kv_lora_rank: 128}";
+        for (const std::string& family : {dense, mixed})
+            for (std::int64_t pp : {2, 3})
+                for (const char* link : {"8", "40", "400"})
+                    for (std::int64_t mbn : {pp, 2 * pp + 1}) {
+                        const bool mtp = family == mixed;
+                        const std::int64_t body = mtp ? 4 : 5;
+                        std::string yaml = scenario(QString::fromStdString(family).arg(body).toStdString(), pp, 1, mbn, "1f1b", 2,
+                                                    body + (mtp ? 1 : 0));
+                        yaml.replace(yaml.find("devices_per_node: 2}"), 20, std::string("devices_per_node: 2, host_link_gbps: ") + link + "}");
+                        QTest::newRow(qPrintable(QString("%1 pp%2 link %3 m%4").arg(mtp ? "mixed" : "dense").arg(pp).arg(link).arg(mbn)))
+                            << QString::fromStdString(yaml);
+                    }
+        // Seven layers on two stages: long enough stages that copies hide behind the rest.
+        for (const char* link : {"40", "400"}) {
+            std::string yaml = scenario(QString::fromStdString(dense).arg(7).toStdString(), 2, 1, 4, "1f1b", 2, 7);
+            yaml.replace(yaml.find("devices_per_node: 2}"), 20, std::string("devices_per_node: 2, host_link_gbps: ") + link + "}");
+            QTest::newRow(qPrintable(QString("dense 7 layers pp2 link %1 m4").arg(link))) << QString::fromStdString(yaml);
+        }
+    }
+    void bruteForceWithOffload() {
+        QFETCH(QString, yaml);
+        const ResolvedScenario r = resolvedOf(yaml.toStdString());
+        const CostInput in = costInput(r);
+        const OpMask keep = selectiveRuleMask(*r.scenario.exec.selective_rule, in.strategy.flash, in.strategy.sp);
+        const std::vector<Priced> all = everyOffloadPlan(in, keep);
+        std::vector<Bytes> peaks;
+        for (const Priced& p : all) peaks.push_back(p.peak);
+        std::sort(peaks.begin(), peaks.end());
+        std::vector<Bytes> budgets{peaks.front() - 1};
+        for (double q : {0.0, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0}) budgets.push_back(peaks[std::size_t(q * double(peaks.size() - 1))]);
+        PlanRequest request{true, true, keep, keep};
+        request.offload = true;
+        int offloaded = 0;
+        for (Bytes budget : budgets) {
+            double best = std::numeric_limits<double>::infinity();
+            for (const Priced& p : all)
+                if (p.peak <= budget) best = std::min(best, p.step);
+            const Plan plan = planStrategy(in, request, budget);
+            QVERIFY(plan.planned);
+            QVERIFY2(plan.note.empty(), plan.note.c_str());
+            QString where = QString("budget %1 B: fits %2, peak %3 B, offload").arg(budget).arg(plan.fits).arg(plan.peakMemory);
+            for (auto k : plan.offload) where += " " + QString::number(k);
+            for (const auto& row : plan.partition) for (auto n : row) where += " n" + QString::number(n);
+            for (auto c : plan.layerClass) where += " c" + QString::number(c);
+            QVERIFY2(plan.fits == std::isfinite(best), qPrintable(where));
+            if (!plan.fits) continue;
+            QVERIFY2(plan.peakMemory <= budget, qPrintable(where));
+            QVERIFY2(std::abs(plan.stepSeconds - best) <= 1e-12 * best,
+                     qPrintable(where + QString(": planned %1 s, brute force %2 s").arg(plan.stepSeconds, 0, 'g', 17).arg(best, 0, 'g', 17)));
+            for (auto k : plan.offload) offloaded += k > 0;
+        }
+        qInfo("%zu plans priced; %d stages offloaded across the budgets", all.size(), offloaded);
     }
 
     // The plan written as exec keys (pp_partition, recompute ranges) reads back to the
