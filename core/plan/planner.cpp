@@ -238,6 +238,11 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
         return r;
     };
     const bool planPartition = request.partition && v == 1 && p > 1;
+    if (request.partition && v > 1) {
+        const std::string why = "the partition is not planned under interleaving (vpp " + std::to_string(v) +
+                                "): its closed form prices a stage's chunks as if they were equal (planner.h)";
+        out.note = out.note.empty() ? why : out.note + "; " + why;
+    }
     bool fits = true;
     if (!planPartition) {
         // The strategy's partition, or the even split (a remainder on the last chunks).

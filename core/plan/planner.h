@@ -23,9 +23,13 @@
 //     reads (sum and max of the stage times, the largest tail), so the optimum of a
 //     formula that is neither a sum nor a max is exact.
 //
-// With vpp > 1 the partition is not planned (a stage's chunks are not contiguous in
-// model order, which the programme needs); the layers' options are, on the
-// strategy's own partition or the even one. Interleaved steps weigh a non-straggler
+// With vpp > 1 the partition is not planned, and Plan::note says so: the interleaved
+// closed form (pipeline/closedform.h) reads only each stage's total time, as if its
+// chunks were equal, so it would price a plan that piles one stage's layers into its
+// least-held chunk (which needs the least memory) as fast as an even one, though the
+// schedule's bubble grows with the imbalance. It waits for the schedules to be priced
+// from their events (#14). The layers' options are planned, on the strategy's own
+// partition or the even one. Interleaved steps weigh a non-straggler
 // stage's time by 1/vpp, less than the reduction it could hide: there the plan is the
 // fastest per stage, which the tests hold to brute force where the reduction is hidden.
 #include <cstdint>

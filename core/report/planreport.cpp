@@ -74,9 +74,12 @@ std::string planText(const PlanReport& rep) {
             << formatGiB(rep.before.peakMemory) << ").\n";
     else
         out << "Nothing fits: the lightest plan (below) needs " << formatGiB(plan.peakMemory) << " on its heaviest stage.\n";
-    if (!plan.note.empty()) out << "Offload: " << plan.note << ".\n\n";
-    else if (plan.offload.empty()) out << "Offload: not planned (tessera plan --offload lets stages offload their first layers).\n\n";
-    else {
+    if (!plan.note.empty()) out << "Note: " << plan.note << ".\n";
+    if (plan.offload.empty()) {
+        out << "Offload: not planned" << (plan.note.find("offload") == std::string::npos
+                                               ? " (tessera plan --offload lets stages offload their first layers)" : "")
+            << ".\n\n";
+    } else {
         std::string counts;
         for (std::int64_t k : plan.offload) counts += (counts.empty() ? "" : ", ") + std::to_string(k);
         out << "Offload: the first layers of each stage whose activations go to the host, per stage: " << counts << ".\n\n";
@@ -122,8 +125,9 @@ std::string planJson(const PlanReport& rep) {
     j["step_seconds"] = plan.stepSeconds;
     j["peak_bytes"] = plan.peakMemory;
     j["stated"] = {{"step_seconds", rep.before.stepSeconds}, {"peak_bytes", rep.before.peakMemory}, {"fits", rep.before.fits}};
-    if (plan.offload.empty()) j["offload"] = plan.note.empty() ? "not planned" : plan.note;
+    if (plan.offload.empty()) j["offload"] = "not planned";
     else j["offload"] = plan.offload;
+    if (!plan.note.empty()) j["note"] = plan.note;
     nlohmann::ordered_json stages = nlohmann::ordered_json::array();
     for (std::size_t s = 0; s < plan.stagePeak.size(); ++s) {
         const StageLayers l = stageLayers(plan, std::int64_t(s));

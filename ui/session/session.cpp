@@ -208,6 +208,7 @@ QString Session::plan() {
             summary = tr("Planned: step %1 (was %2), peak %3 (was %4)")
                           .arg(qs(core::formatSeconds(plan.stepSeconds)), qs(core::formatSeconds(m_evaluation->estimate.stepSeconds)),
                                qs(core::formatGiB(plan.peakMemory)), qs(core::formatGiB(m_evaluation->estimate.peakMemory)));
+            if (!plan.note.empty()) summary += tr(" · %1").arg(qs(plan.note));
             setScenario(document, Change::Pick, tr("plan the strategy"));
         }
     }
