@@ -83,6 +83,20 @@ StageRanges strategyRanges(const StageContext& ctx, std::int64_t stage) {
 
 StageBody stageBody(StageContext& ctx, std::int64_t stage) { return stageBody(ctx, stage, strategyRanges(ctx, stage)); }
 
+ElementBytes elementBytes(const RunSettings& run, const Strategy& st, double shard, bool table) {
+    // grad_accumulation: false frees each gradient as it is reduced (seed derive.py: B_g = 0
+    // without PP or accumulation); a frozen model keeps no gradients, states or master copy.
+    const double grad = run.frozen || !run.gradientsHeld ? 0 : run.gradBytes;
+    const double states = run.frozen ? 0 : table ? 2 * run.stateBytes : double(run.optimizerStates) * run.stateBytes;
+    const double onDevice = 1 - run.optimizerOffload;  // exec.optimizer_offload: the rest lives on the host
+    ElementBytes e;
+    e.parameter = run.paramBytes / (st.fsdp ? shard : 1);
+    e.gradient = grad / (st.gradSharded || st.fsdp ? shard : 1);
+    e.states = onDevice * states / shard;
+    e.master = onDevice * (run.frozen ? 0 : run.mainBytes) / shard;
+    return e;
+}
+
 double exposedReduce(const RunSettings& run, double reduceSeconds, double lastBackward) {
     return run.overlappedGradReduce ? std::max((1 - kDpOverlap) * reduceSeconds, reduceSeconds - lastBackward)
                                     : reduceSeconds;
@@ -228,24 +242,23 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
     b.params += tableParams;
     const double params = b.params, expertParams = b.expertParams;
 
-    // Static memory. Tables keep AdamW's two states whatever the optimizer (seed
-    // _exec_spec.py optimizer_states); a frozen model keeps no gradients or states.
+    // Static memory, per element as elementBytes() counts it. Tables keep AdamW's two states
+    // whatever the optimizer (seed _exec_spec.py optimizer_states). The byte widths below
+    // are the optimizer step's and the collectives' (resolve allows grad_accumulation:
+    // false only for one micro-batch).
     const double R = double(st.optimizerShard), Re = double(st.expertShard);
-    const bool shardGrads = st.gradSharded || st.fsdp;
-    // grad_accumulation: false frees each gradient as it is reduced (seed derive.py: B_g = 0
-    // without PP or accumulation); resolve allows it only for one micro-batch.
     const double Bp = run.paramBytes, Bg = run.frozen || !run.gradientsHeld ? 0 : run.gradBytes;
     const double stateBytes = run.frozen ? 0 : double(run.optimizerStates) * run.stateBytes;
-    const double tableStateBytes = run.frozen ? 0 : 2 * run.stateBytes;
     const double mainBytes = run.frozen ? 0 : run.mainBytes;
     StageMemory& mem = b.memory;
-    mem.parameters = wholeBytes(params * Bp / (st.fsdp ? R : 1) + expertParams * Bp / (st.fsdp ? Re : 1));
-    mem.gradients = wholeBytes(params * Bg / (shardGrads ? R : 1) + expertParams * Bg / (shardGrads ? Re : 1));
-    // exec.optimizer_offload: that share of the states and the master copy lives on the host.
+    const ElementBytes dense = elementBytes(run, st, R, false), table = elementBytes(run, st, R, true),
+                       expert = elementBytes(run, st, Re, false);
+    mem.parameters = wholeBytes(params * dense.parameter + expertParams * expert.parameter);
+    mem.gradients = wholeBytes(params * dense.gradient + expertParams * expert.gradient);
+    mem.optimizerStates =
+        wholeBytes((params - tableParams) * dense.states + tableParams * table.states + expertParams * expert.states);
+    mem.mainParameters = wholeBytes(params * dense.master + expertParams * expert.master);
     const double onDevice = 1 - run.optimizerOffload;
-    mem.optimizerStates = wholeBytes(
-        onDevice * (((params - tableParams) * stateBytes + tableParams * tableStateBytes) / R + expertParams * stateBytes / Re));
-    mem.mainParameters = wholeBytes(onDevice * (params * mainBytes / R + expertParams * mainBytes / Re));
     // Buffers: a gradient bucket in flight (DP), send/receive (PP), dispatch (EP), the KV ring (CP).
     double buffers = epBuffer + cpBuffer + offloadTransit;
     if (st.dp * st.cp > 1 && !run.frozen)

@@ -76,6 +76,16 @@ struct StageBody {
     StageEnd head, tail;
 };
 
+// What one parameter element costs a device once, term by term, as a stage body counts
+// its static memory: `shard` is what shards it (the optimizer shard of dense or of
+// expert parameters); tables (`table`) keep AdamW's two states whatever the optimizer;
+// the states and master copy are what exec.optimizer_offload leaves on the device.
+struct ElementBytes {
+    double parameter = 0, gradient = 0, states = 0, master = 0;
+    double total() const { return parameter + gradient + states + master; }
+};
+ElementBytes elementBytes(const RunSettings& run, const Strategy& st, double shard, bool table);
+
 // The layers of a stage: per chunk, its first layer in model order and how many.
 struct StageRanges {
     std::array<std::int64_t, kMaxChunks> start{}, count{};

@@ -9,18 +9,8 @@ namespace tessera::core {
 
 namespace {
 
-// What one parameter element costs a device once, as stagebody.cpp's static memory
-// counts it: the parameter, its gradient, the optimizer states and the master copy,
-// each over what shards it (`shard`: the optimizer shard of dense or of expert
-// parameters); tables keep AdamW's two states.
 double bytesPerElement(const CostInput& in, double shard, bool table) {
-    const RunSettings& run = in.run;
-    const Strategy& st = in.strategy;
-    if (run.frozen) return run.paramBytes / (st.fsdp ? shard : 1);
-    const double grad = run.gradientsHeld ? run.gradBytes : 0;
-    const double states = table ? 2 * run.stateBytes : double(run.optimizerStates) * run.stateBytes;
-    return run.paramBytes / (st.fsdp ? shard : 1) + grad / (st.gradSharded || st.fsdp ? shard : 1) +
-           states / shard + run.mainBytes / shard;
+    return detail::elementBytes(in.run, in.strategy, shard, table).total();
 }
 
 }  // namespace
