@@ -39,6 +39,27 @@ core::Scenario bigSearch() {
 class TestSearchUi : public QObject {
     Q_OBJECT
 private slots:
+    // A planned candidate shows its own partition (chunks joined by +); an unplanned one
+    // says its layers are placed as stated.
+    void candidatesShowThePlannedPartition() {
+        tessera::ui::CandidatesModel model;
+        QAbstractItemModelTester tester(&model);
+        tessera::core::Candidate planned, plain;
+        auto plan = std::make_shared<tessera::core::Plan>();
+        plan->partition = {{19, 21, 21, 19}};
+        planned.plan = plan;
+        auto interleaved = std::make_shared<tessera::core::Plan>();
+        interleaved->partition = {{5, 5}, {4, 6}};
+        tessera::core::Candidate chunks;
+        chunks.plan = interleaved;
+        model.setCandidates({planned, plain, chunks});
+        const int column = tessera::ui::CandidatesModel::Layers;
+        QCOMPARE(model.headerData(column, Qt::Horizontal).toString(), QString("layers per stage"));
+        QCOMPARE(model.data(model.index(0, column)).toString(), QString("19,21,21,19"));
+        QCOMPARE(model.data(model.index(1, column)).toString(), QString("as stated"));
+        QCOMPARE(model.data(model.index(2, column)).toString(), QString("5+4,5+6"));
+    }
+
     void initTestCase() { qRegisterMetaType<std::shared_ptr<const SearchOutcome>>(); }
 
     void searchesTheDefaultScenario() {

@@ -3,6 +3,7 @@
 #include "style/text.h"
 
 #include <QLocale>
+#include <QStringList>
 
 
 namespace tessera::ui {
@@ -23,6 +24,18 @@ QString sharding(const core::Candidate& c) {
     return c.fsdp ? QStringLiteral("FSDP") : c.gradSharded ? QStringLiteral("ZeRO-2") : c.optimizerSharded ? QStringLiteral("ZeRO-1")
                                                                                                          : QStringLiteral("none");
 }
+// A planned candidate's layers per stage (chunks joined by +), else how the space places them.
+QString layersText(const core::Candidate& c) {
+    if (!c.plan) return QObject::tr("as stated");
+    QStringList stages;
+    const auto& grid = c.plan->partition;
+    for (std::size_t s = 0; s < grid.front().size(); ++s) {
+        QStringList chunks;
+        for (const auto& chunk : grid) chunks << QString::number(chunk[s]);
+        stages << chunks.join(QLatin1Char('+'));
+    }
+    return stages.join(QLatin1Char(','));
+}
 }  // namespace
 
 QVariant CandidatesModel::data(const QModelIndex& index, int role) const {
@@ -30,7 +43,7 @@ QVariant CandidatesModel::data(const QModelIndex& index, int role) const {
     const core::Candidate& c = m_candidates[std::size_t(index.row())];
     if (role == Qt::ToolTipRole) return QString::fromStdString(c.label());
     if (role == Qt::TextAlignmentRole)
-        return int((index.column() >= SequenceParallel && index.column() <= Schedule ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter);
+        return int((index.column() >= SequenceParallel && index.column() <= Layers ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter);
     if (role != Qt::DisplayRole && role != Qt::UserRole) return {};
     const bool sortKey = role == Qt::UserRole;
     switch (index.column()) {
@@ -47,6 +60,7 @@ QVariant CandidatesModel::data(const QModelIndex& index, int role) const {
     case Sharding: return sharding(c);
     case Recompute: return QString::fromStdString(core::recomputeName(c.recompute));
     case Schedule: return QString::fromStdString(core::scheduleName(c.schedule));
+    case Layers: return layersText(c);
     case PeakMemory:
         return sortKey ? QVariant(qlonglong(c.peakMemory)) : QVariant(gibText(c.peakMemory));
     case StepTime: return sortKey ? QVariant(c.stepSeconds) : QVariant(secondsText(c.stepSeconds));
@@ -59,7 +73,7 @@ QVariant CandidatesModel::data(const QModelIndex& index, int role) const {
 QVariant CandidatesModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (role != Qt::DisplayRole || orientation != Qt::Horizontal) return {};
     static const char* const kNames[] = {"#", "dp", "tp", "pp", "vpp", "cp", "ep", "mbs", "micro-batches", "SP", "sharding",
-                                         "recompute", "schedule", "peak GiB", "step", "tokens/s"};
+                                         "recompute", "schedule", "layers per stage", "peak GiB", "step", "tokens/s"};
     return section >= 0 && section < ColumnCount ? tr(kNames[section]) : QVariant();
 }
 

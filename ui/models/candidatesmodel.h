@@ -1,7 +1,7 @@
 #pragma once
 // The top strategies of the last search as a table: one row per candidate, its
-// degrees, batch, sharding, recompute and schedule, peak memory, step time and
-// tokens per second. Qt::UserRole holds the number each column sorts by, so a
+// degrees, batch, sharding, recompute and schedule, the layers per stage (a planned
+// candidate's own partition), peak memory, step time and tokens per second. Qt::UserRole holds the number each column sorts by, so a
 // QSortFilterProxyModel can sort with setSortRole(Qt::UserRole).
 #include <QAbstractTableModel>
 #include <vector>
@@ -14,7 +14,7 @@ class CandidatesModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum Column { Rank, Dp, Tp, Pp, Vpp, Cp, Ep, MicroBatch, MicroBatches, SequenceParallel, Sharding, Recompute, Schedule,
-                  PeakMemory, StepTime, TokensPerSecond, ColumnCount };
+                  Layers, PeakMemory, StepTime, TokensPerSecond, ColumnCount };
 
     explicit CandidatesModel(QObject* parent = nullptr);
     void setCandidates(std::vector<core::Candidate> candidates);
