@@ -237,12 +237,27 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
         }
         return r;
     };
-    const bool planPartition = request.partition && v == 1 && p > 1;
-    if (request.partition && v > 1) {
+    // Under interleaving the partition is planned for a model of one layer kind, over the
+    // stages' totals with each stage's chunks even (planner.h).
+    const bool oneKind = std::all_of(m.layerKind.begin(), m.layerKind.end(), [&](std::uint8_t k) { return k == m.layerKind.front(); });
+    const bool planPartition = request.partition && p > 1 && (v == 1 || oneKind);
+    if (request.partition && v > 1 && !oneKind) {
         const std::string why = "the partition is not planned under interleaving (vpp " + std::to_string(v) +
-                                "): its closed form prices a stage's chunks as if they were equal (planner.h)";
+                                ") for a model of several layer kinds: which kinds a stage holds depends on every "
+                                "other stage's chunks (planner.h)";
         out.note = out.note.empty() ? why : out.note + "; " + why;
     }
+    // The stage holding layers [i, j) of the stages' running total: one range, or with
+    // chunks the total split evenly over them, the extra layers on the later chunks (as
+    // the even split places them). With one kind a chunk's place in model order changes
+    // nothing its stage costs, so each chunk is counted from i.
+    // (Written in place: a StageRanges is a kilobyte, and the programme asks this often.)
+    auto hold = [&](detail::StageRanges& h, std::int64_t i, std::int64_t j) -> const detail::StageRanges& {
+        const std::int64_t n = j - i;
+        for (std::int64_t c = 0; c < v; ++c)
+            h.start[std::size_t(c)] = i, h.count[std::size_t(c)] = n / v + (c >= v - n % v ? 1 : 0);
+        return h;
+    };
     bool fits = true;
     if (!planPartition) {
         // The strategy's partition, or the even split (a remainder on the last chunks).
@@ -298,7 +313,8 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
             pool.clear();
             std::fill(span.begin(), span.end(), std::make_pair(0, 0));
             for (std::int64_t s = 0; s < p; ++s) {
-                const std::int64_t jFirst = s == p - 1 ? placed : s + 1, jLast = placed - (p - 1 - s);
+                // Every chunk holds a layer at least: a stage v layers, the later ones v each.
+                const std::int64_t jFirst = s == p - 1 ? placed : (s + 1) * v, jLast = placed - (p - 1 - s) * v;
                 for (std::int64_t j = jFirst; j <= jLast; ++j) {
                     cell.clear();
                     double kept = 0;  // pass 0: the bound of the one label kept
@@ -313,12 +329,11 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
                         if (pass == 1) return insert(cell, x, gpipe);
                         if (cell.empty() || b < kept) cell.assign(1, x), kept = b;
                     };
-                    for (std::int64_t i = s == 0 ? 0 : j - 1; i >= (s == 0 ? 0 : s); --i) {
+                    for (std::int64_t i = s == 0 ? 0 : j - v; i >= (s == 0 ? 0 : s * v); --i) {
                         // A stage of n layers takes at least n of the fastest layer's time, and the
                         // step at least m times that: past the plan in hand, no need to ask.
                         if (double(st.mbn) * double(j - i) * fastest > ceiling * (1 + 1e-12)) break;
-                        r.start[0] = i, r.count[0] = j - i;
-                        const StageChoice& c = stageChoice(s, r);  // memoised: pass 1 asks again cheaply
+                        const StageChoice& c = stageChoice(s, hold(r, i, j));  // memoised: pass 1 asks again cheaply
                         if (!c.fits) break;  // a stage holding more layers fits no better
                         // Nor is it faster, and the step is at least m times any stage's time.
                         if (double(st.mbn) * c.perMicroBatch > ceiling * (1 + 1e-12)) break;
@@ -358,7 +373,8 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
             for (std::int64_t s = p - 1; s >= 0; --s) {
                 const Label& x = pool[std::size_t(best)];
                 const std::int64_t i = s == 0 ? 0 : x.from;
-                grid[0][std::size_t(s)] = j - i;
+                hold(r, i, j);
+                for (std::int64_t c = 0; c < v; ++c) grid[std::size_t(c)][std::size_t(s)] = r.count[std::size_t(c)];
                 j = i, best = x.fromLabel;
             }
         } else {
@@ -368,11 +384,10 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
             std::vector<std::int64_t> from(worst.size(), 0);
             auto cellOf = [&](std::int64_t s, std::int64_t j) { return std::size_t(s) * std::size_t(placed + 1) + std::size_t(j); };
             for (std::int64_t s = 0; s < p; ++s) {
-                const std::int64_t jFirst = s == p - 1 ? placed : s + 1, jLast = placed - (p - 1 - s);
+                const std::int64_t jFirst = s == p - 1 ? placed : (s + 1) * v, jLast = placed - (p - 1 - s) * v;
                 for (std::int64_t j = jFirst; j <= jLast; ++j)
-                    for (std::int64_t i = (s == 0 ? 0 : j - 1); i >= (s == 0 ? 0 : s); --i) {
-                        r.start[0] = i, r.count[0] = j - i;
-                        const Bytes here = stageChoice(s, r).lightest;
+                    for (std::int64_t i = (s == 0 ? 0 : j - v); i >= (s == 0 ? 0 : s * v); --i) {
+                        const Bytes here = stageChoice(s, hold(r, i, j)).lightest;
                         // A stage holding more layers (a smaller i) needs no less: past the best, stop.
                         if (here >= worst[cellOf(s, j)]) break;
                         const Bytes w = s == 0 ? here : std::max(here, worst[cellOf(s - 1, i)]);
@@ -382,7 +397,8 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
             std::int64_t j = placed;
             for (std::int64_t s = p - 1; s >= 0; --s) {
                 const std::int64_t i = s == 0 ? 0 : from[cellOf(s, j)];
-                grid[0][std::size_t(s)] = j - i;
+                hold(r, i, j);
+                for (std::int64_t c = 0; c < v; ++c) grid[std::size_t(c)][std::size_t(s)] = r.count[std::size_t(c)];
                 j = i;
             }
         }

@@ -23,15 +23,16 @@
 //     reads (sum and max of the stage times, the largest tail), so the optimum of a
 //     formula that is neither a sum nor a max is exact.
 //
-// With vpp > 1 the partition is not planned, and Plan::note says so: the interleaved
-// closed form (pipeline/closedform.h) reads only each stage's total time, as if its
-// chunks were equal, so it would price a plan that piles one stage's layers into its
-// least-held chunk (which needs the least memory) as fast as an even one, though the
-// schedule's bubble grows with the imbalance. It waits for the schedules to be priced
-// from their events (#14). The layers' options are planned, on the strategy's own
-// partition or the even one. Interleaved steps weigh a non-straggler
-// stage's time by 1/vpp, less than the reduction it could hide: there the plan is the
-// fastest per stage, which the tests hold to brute force where the reduction is hidden.
+// With vpp > 1 the partition is planned over the stages' totals, each stage's chunks
+// split evenly (the extra layers on its later chunks, as the even split places them),
+// for a model whose layers are all of one kind: then a stage's cost depends on its
+// total alone, and the programme above runs unchanged. The interleaved closed form
+// (pipeline/closedform.h) reads only a stage's total time, as if its chunks were
+// equal, so chunks are not planned apart: a plan piling a stage's layers into its
+// least-held chunk would need the least memory and be priced as fast, though its
+// bubble grows (#14 prices schedules from their events). With several kinds, which a
+// stage holds depends on every other stage's chunks: the partition stays as stated,
+// and Plan::note says so. The layers' options are planned either way.
 #include <cstdint>
 #include <limits>
 #include <string>

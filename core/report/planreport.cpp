@@ -1,5 +1,6 @@
 #include "report/planreport.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -84,7 +85,13 @@ std::string planText(const PlanReport& rep) {
         for (std::int64_t k : plan.offload) counts += (counts.empty() ? "" : ", ") + std::to_string(k);
         out << "Offload: the first layers of each stage whose activations go to the host, per stage: " << counts << ".\n\n";
     }
-    out << pad("Stage", 7) << pad("Layers", 12) << pad("Peak stated", 13) << pad(plan.fits ? "Peak planned" : "Lightest", 13)
+    std::size_t layersWidth = 12;  // chunk counts joined by + can be long (vpp 8)
+    for (std::size_t s = 0; s < plan.stagePeak.size(); ++s) {
+        std::size_t w = 0;
+        for (std::int64_t n : stageLayers(plan, std::int64_t(s)).perChunk) w += std::to_string(n).size() + 1;
+        layersWidth = std::max(layersWidth, w + 2);
+    }
+    out << pad("Stage", 7) << pad("Layers", layersWidth) << pad("Peak stated", 13) << pad(plan.fits ? "Peak planned" : "Lightest", 13)
         << pad(plan.fits ? "" : "Misses", plan.fits ? 0 : 11) << pad("Time stated", 13) << pad("Time planned", 14) << "Recompute\n";
     const auto& stagesAfter = rep.after ? rep.after->stages : std::vector<StageEstimate>{};
     for (std::size_t s = 0; s < plan.stagePeak.size(); ++s) {
@@ -94,7 +101,7 @@ std::string planText(const PlanReport& rep) {
         std::string recompute;
         for (const RecomputeRange& r : l.ranges) recompute += (recompute.empty() ? "" : ", ") + rangeText(r);
         const StageEstimate& b = rep.before.stages[s];
-        out << pad(std::to_string(s), 7) << pad(layers, 12) << pad(formatGiB(b.memory.total()), 13)
+        out << pad(std::to_string(s), 7) << pad(layers, layersWidth) << pad(formatGiB(b.memory.total()), 13)
             << pad(formatGiB(plan.stagePeak[s]), 13);
         if (!plan.fits) out << pad(plan.stageMiss[s] > 0 ? formatGiB(plan.stageMiss[s]) : "fits", 11);
         if (!plan.offload.empty() && plan.offload[s] > 0) recompute += "; offloads its first " + std::to_string(plan.offload[s]);

@@ -68,10 +68,21 @@ std::vector<Priced> everyPlan(const CostInput& in, OpMask keep, bool partitions,
     const std::size_t options = c.strategy.classes.size();
     const std::size_t layers = in.model.layerKind.size();
     const std::int64_t placed = in.model.bodyLayers + (in.strategy.mtpOnStages ? in.model.mtpLayers : 0);
-    std::vector<std::vector<std::int64_t>> grids;
+    // Partitions: every split of the layers over the stages; with chunks (vpp > 1), every
+    // split of stage totals of at least vpp, each stage's chunks even, the extra layers on
+    // the later chunks (the planner's space under interleaving: planner.h).
+    const std::int64_t v = in.strategy.vpp;
+    std::vector<std::vector<std::vector<std::int64_t>>> grids;
     if (partitions) {
         std::vector<std::int64_t> part;
-        compositions(placed, in.strategy.pp, part, [&](const std::vector<std::int64_t>& p) { grids.push_back(p); });
+        compositions(placed, in.strategy.pp, part, [&](const std::vector<std::int64_t>& p) {
+            std::vector<std::vector<std::int64_t>> grid(std::size_t(v), std::vector<std::int64_t>(p.size()));
+            for (std::size_t st = 0; st < p.size(); ++st) {
+                if (p[st] < v) return;
+                for (std::int64_t c = 0; c < v; ++c) grid[std::size_t(c)][st] = p[st] / v + (c >= v - p[st] % v ? 1 : 0);
+            }
+            grids.push_back(grid);
+        });
     }
     std::vector<Priced> out;
     auto priceAll = [&] {
@@ -90,7 +101,7 @@ std::vector<Priced> everyPlan(const CostInput& in, OpMask keep, bool partitions,
         return out;
     }
     for (const auto& g : grids) {
-        c.strategy.partition = {g};
+        c.strategy.partition = g;
         priceAll();
     }
     return out;
@@ -140,7 +151,17 @@ std::string scenario(const std::string& model, std::int64_t pp, std::int64_t vpp
     std::string partition = "[";  // stated only so the scenario resolves; the planner replaces it
     for (std::int64_t s = 0; s < pp * vpp; ++s) partition += (s ? ", " : "") + std::to_string(s < layers % (pp * vpp) ? layers / (pp * vpp) + 1 : layers / (pp * vpp));
     partition += "]";
-    if (vpp > 1) partition = "null";
+    if (vpp > 1) {  // per chunk, then stage: the even split, the extra layers on the last chunks
+        const std::int64_t chunks = pp * vpp;
+        partition = "[";
+        for (std::int64_t c = 0; c < vpp; ++c) {
+            partition += c ? ", [" : "[";
+            for (std::int64_t st = 0; st < pp; ++st)
+                partition += (st ? ", " : "") + std::to_string(layers / chunks + (c * pp + st >= chunks - layers % chunks ? 1 : 0));
+            partition += "]";
+        }
+        partition += "]";
+    }
     // An H100-like device two to a node, so the stages sit on nodes of their own.
     const std::string device = "{name: Two-GPU node, memory: 80 GiB, peak_tflops: {bf16: 989, fp32: 67}, "
                                "hbm_bandwidth_gbps: 3350, intra_node_bandwidth_gbps: 450, "
@@ -149,7 +170,7 @@ std::string scenario(const std::string& model, std::int64_t pp, std::int64_t vpp
            "}\nexec: {tp: 2, sequence_parallel: true, pp: " + std::to_string(pp) + ", vpp: " + std::to_string(vpp) +
            ", pp_schedule: " + schedule + ", seq_length: 4096, micro_batch_size: 1, global_batch_size: " +
            std::to_string(mbn * dp) + ", optimizer_parallel: " + (dp > 1 ? "true" : "false") +
-           (vpp == 1 ? ", pp_partition: " + partition : std::string()) + "}\n";
+           ", pp_partition: " + partition + "}\n";
 }
 
 }  // namespace
@@ -187,11 +208,19 @@ private slots:
                 QTest::newRow(qPrintable(QString("dense 7 layers pp%1 1f1b dp2 m%2").arg(pp).arg(mbn)))
                     << QString::fromStdString(scenario(QString::fromStdString(dense).arg(7).toStdString(), pp, 1, mbn, "1f1b", 2, 7))
                     << true << false;
-        // Interleaved: the partition stays; every layer's option is planned.
+        // Interleaved: every layer's option on the partition as it stands, and with the
+        // partition planned (one layer kind: stage totals, each stage's chunks even).
         for (std::int64_t dp : {1, 2})
             QTest::newRow(qPrintable(QString("dense pp2 vpp2 interleaved dp%1").arg(dp)))
                 << QString::fromStdString(scenario(QString::fromStdString(dense).arg(4).toStdString(), 2, 2, 4, "interleaved", dp, 4))
                 << false << true;
+        for (std::int64_t layers : {5, 7})
+            for (std::int64_t pp : {2, 3})
+                if (layers >= 2 * pp)
+                    QTest::newRow(qPrintable(QString("dense %1 layers pp%2 vpp2 interleaved dp1 partition").arg(layers).arg(pp)))
+                        << QString::fromStdString(scenario(QString::fromStdString(dense).arg(layers).toStdString(), pp, 2, 2 * pp,
+                                                           "interleaved", 1, layers))
+                        << true << false;
     }
     void bruteForce() {
         QFETCH(QString, yaml);
