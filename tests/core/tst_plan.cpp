@@ -146,6 +146,33 @@ std::vector<Priced> everyOffloadPlan(const CostInput& in, OpMask keep) {
     return out;
 }
 
+// Budgets: below the lightest plan, at it, at quantiles of the plans' peaks, evenly
+// between the lightest and the heaviest.
+std::vector<Bytes> budgetsOf(const std::vector<Priced>& all) {
+    std::vector<Bytes> peaks;
+    for (const Priced& p : all) peaks.push_back(p.peak);
+    std::sort(peaks.begin(), peaks.end());
+    std::vector<Bytes> budgets{peaks.front() - 1};
+    for (double q : {0.0, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0}) budgets.push_back(peaks[std::size_t(q * double(peaks.size() - 1))]);
+    for (std::size_t i = 1; i < 6; ++i) budgets.push_back(peaks.front() + (peaks.back() - peaks.front()) * Bytes(i) / 6);
+    return budgets;
+}
+
+// The fastest of the plans within a budget (infinity: none fits).
+double fastestWithin(const std::vector<Priced>& all, Bytes budget) {
+    double best = std::numeric_limits<double>::infinity();
+    for (const Priced& p : all)
+        if (p.peak <= budget) best = std::min(best, p.step);
+    return best;
+}
+
+// The brute-force families: a dense one (Llama-3 8B's layer, cut to a few layers) and a
+// mixed one (DeepSeek-V3's MLA and MoE layers behind one dense layer, and an MTP layer).
+const char* kDenseFamily = "{preset: llama3-8b, num_hidden_layers: %1}";
+const char* kMixedFamily = "{preset: deepseek-v3, num_hidden_layers: %1, first_k_dense_replace: 1, num_experts: 16, "
+                           "hidden_size: 1024, num_attention_heads: 16, num_key_value_heads: 16, intermediate_size: 4096, "
+                           "moe_intermediate_size: 512, q_lora_rank: 256, kv_lora_rank: 128}";
+
 std::string scenario(const std::string& model, std::int64_t pp, std::int64_t vpp, std::int64_t mbn,
                      const std::string& schedule, std::int64_t dp, std::int64_t layers) {
     std::string partition = "[";  // stated only so the scenario resolves; the planner replaces it
@@ -185,10 +212,7 @@ private slots:
         // A dense family (Llama-3 8B's layer, cut to a few layers) and a mixed one
         // (DeepSeek-V3's MLA and MoE layers behind one dense layer, and an MTP layer),
         // over pipeline depths, schedules, micro-batch counts and data parallelism.
-        const std::string dense = "{preset: llama3-8b, num_hidden_layers: %1}";
-        const std::string mixed = "{preset: deepseek-v3, num_hidden_layers: %1, first_k_dense_replace: 1, num_experts: 16, "
-                                  "hidden_size: 1024, num_attention_heads: 16, num_key_value_heads: 16, intermediate_size: 4096, "
-                                  "moe_intermediate_size: 512, q_lora_rank: 256, kv_lora_rank: 128}";
+        const std::string dense = kDenseFamily, mixed = kMixedFamily;
         for (const std::string& family : {dense, mixed})
             for (std::int64_t pp : {2, 3})
                 for (const char* schedule : {"1f1b", "gpipe"})
@@ -231,22 +255,15 @@ private slots:
         const OpMask keep = selectiveRuleMask(*r.scenario.exec.selective_rule, in.strategy.flash, in.strategy.sp);
         const std::vector<Priced> all = everyPlan(in, keep, partitions, allFive);
         QVERIFY(!all.empty());
-        std::vector<Bytes> peaks;
-        for (const Priced& p : all) peaks.push_back(p.peak);
-        std::sort(peaks.begin(), peaks.end());
-        // Budgets: below the lightest plan, at it, between, and past the heaviest.
-        std::vector<Bytes> budgets{peaks.front() - 1};
-        for (double q : {0.0, 0.1, 0.25, 0.5, 0.75, 1.0}) budgets.push_back(peaks[std::size_t(q * double(peaks.size() - 1))]);
-        for (std::size_t i = 1; i < 6; ++i) budgets.push_back(peaks.front() + (peaks.back() - peaks.front()) * Bytes(i) / 6);
+        const std::vector<Bytes> budgets = budgetsOf(all);
+        const Bytes lightest = *std::min_element(budgets.begin(), budgets.end()) + 1;
         const PlanRequest request{partitions, true, keep, keep};
         for (Bytes budget : budgets) {
-            double best = std::numeric_limits<double>::infinity();
-            for (const Priced& p : all)
-                if (p.peak <= budget) best = std::min(best, p.step);
+            const double best = fastestWithin(all, budget);
             const Plan plan = planStrategy(in, request, budget);
             QVERIFY(plan.planned);
             QString where = QString("budget %1 B (lightest of all %2 B): plan %3 fits %4, peak %5 B, stages")
-                                .arg(budget).arg(peaks.front()).arg(plan.planned).arg(plan.fits).arg(plan.peakMemory);
+                                .arg(budget).arg(lightest).arg(plan.planned).arg(plan.fits).arg(plan.peakMemory);
             for (Bytes b : plan.stagePeak) where += " " + QString::number(b);
             for (const auto& row : plan.partition) for (auto n : row) where += " n" + QString::number(n);
             for (auto c : plan.layerClass) where += " c" + QString::number(c);
@@ -273,10 +290,7 @@ private slots:
     // they hide (400).
     void bruteForceWithOffload_data() {
         QTest::addColumn<QString>("yaml");
-        const std::string dense = "{preset: llama3-8b, num_hidden_layers: %1}";
-        const std::string mixed = "{preset: deepseek-v3, num_hidden_layers: %1, first_k_dense_replace: 1, num_experts: 16, "
-                                  "hidden_size: 1024, num_attention_heads: 16, num_key_value_heads: 16, intermediate_size: 4096, "
-                                  "moe_intermediate_size: 512, q_lora_rank: 256, kv_lora_rank: 128}";
+        const std::string dense = kDenseFamily, mixed = kMixedFamily;
         for (const std::string& family : {dense, mixed})
             for (std::int64_t pp : {2, 3})
                 for (const char* link : {"8", "40", "400"})
@@ -302,18 +316,11 @@ private slots:
         const CostInput in = costInput(r);
         const OpMask keep = selectiveRuleMask(*r.scenario.exec.selective_rule, in.strategy.flash, in.strategy.sp);
         const std::vector<Priced> all = everyOffloadPlan(in, keep);
-        std::vector<Bytes> peaks;
-        for (const Priced& p : all) peaks.push_back(p.peak);
-        std::sort(peaks.begin(), peaks.end());
-        std::vector<Bytes> budgets{peaks.front() - 1};
-        for (double q : {0.0, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0}) budgets.push_back(peaks[std::size_t(q * double(peaks.size() - 1))]);
         PlanRequest request{true, true, keep, keep};
         request.offload = true;
         int offloaded = 0;
-        for (Bytes budget : budgets) {
-            double best = std::numeric_limits<double>::infinity();
-            for (const Priced& p : all)
-                if (p.peak <= budget) best = std::min(best, p.step);
+        for (Bytes budget : budgetsOf(all)) {
+            const double best = fastestWithin(all, budget);
             const Plan plan = planStrategy(in, request, budget);
             QVERIFY(plan.planned);
             QVERIFY2(plan.note.empty(), plan.note.c_str());
