@@ -201,6 +201,29 @@ private slots:
         QCOMPARE(core::toYaml(session.document()), core::toYaml(unchanged));
     }
 
+    // Plan with offload: at 40 GiB Llama-3 70B's first stages offload rather than recompute,
+    // written as activation_offload per stage; one undo step takes it all back.
+    void planWithOffloadWritesItPerStage() {
+        tessera::ui::Session session;
+        QVERIFY(session.load(QStringLiteral("llama3-70b-h100x64")));
+        core::Value doc = session.document();
+        core::setAt(doc, "exec.device_memory", core::Value::string("40 GiB"));
+        session.setScenario(doc, tessera::ui::Change::Edit, "edit exec.device_memory");
+        session.evaluateNow();
+        const core::Value before = session.document();
+        const QString summary = session.plan(true);
+        QVERIFY2(summary.startsWith("Planned"), qPrintable(summary));
+        session.evaluateNow();
+        QVERIFY(session.evaluation()->estimate.fits);
+        const auto& offload = session.scenario()->exec.activation_offload;
+        QVERIFY(offload && std::holds_alternative<core::StageCounts::Flat>(offload->value));
+        const auto& counts = std::get<core::StageCounts::Flat>(offload->value);
+        QCOMPARE(counts.size(), std::size_t(4));
+        QVERIFY(counts.front() > 0);
+        session.undoStack()->undo();
+        QCOMPARE(core::toYaml(session.document()), core::toYaml(before));
+    }
+
     // A field the cost model does not price is greyed, and its tooltip says why.
     void unpricedFieldsAreGreyedWithTheirReason() {
         MainWindow window({}, nullptr, false);

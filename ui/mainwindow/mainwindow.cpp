@@ -152,6 +152,11 @@ void MainWindow::buildMenus() {
     planAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
     planAction->setToolTip(tr("Plan inside this strategy (Ctrl+P): the layers each stage holds and what each layer "
                               "recomputes, fastest within the memory budget; written into the exec section as one undo step"));
+    auto* offloadAction = toolbar->addAction(tr("Plan + offload"), this, [this] { m_session.plan(true); });
+    offloadAction->setObjectName(QStringLiteral("planWithOffload"));
+    offloadAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
+    offloadAction->setToolTip(tr("Plan as Plan does, and let each stage offload its first layers' activations to the "
+                                 "host over the device's host link (Ctrl+Shift+P; 1f1b, one chunk per stage)"));
 }
 
 QWidget* MainWindow::view(const QString& name) const {

@@ -186,13 +186,13 @@ bool Session::searchIsStale() const {
     return m_search && m_search->error.isEmpty() && !searchInputsOf(m_document).sameAs(m_searchInputs);
 }
 
-QString Session::plan() {
+QString Session::plan(bool offload) {
     QString summary;
     if (!evaluationIsCurrent() || !m_scenario) {
         summary = tr("Nothing planned: the scenario does not price as it stands (%n problem(s))", nullptr, int(m_problems.size()));
     } else {
         const core::ResolvedScenario& r = m_evaluation->resolved;
-        const core::Plan plan = core::planStrategy(core::costInput(r), core::planRequest(r));
+        const core::Plan plan = core::planStrategy(core::costInput(r), core::planRequest(r, true, true, offload));
         if (!plan.planned) {
             summary = tr("Nothing planned: %1").arg(qs(plan.why));
         } else if (!plan.fits) {

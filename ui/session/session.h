@@ -105,8 +105,9 @@ public:
     // Plans the current strategy (core/plan: layers per stage, each layer's recompute)
     // and, when a plan fits, writes its pp_partition and recompute ranges into the exec
     // section as one undo step. Says what happened in words (planned() carries it too);
-    // nothing changes when the document does not price or no plan fits.
-    QString plan();
+    // nothing changes when the document does not price or no plan fits. `offload`: each
+    // stage may also offload its first layers' activations (tessera plan --offload).
+    QString plan(bool offload = false);
 
 signals:
     void documentChanged(tessera::ui::Change why);
