@@ -9,14 +9,8 @@ namespace tessera::core {
 namespace {
 
 OpMask opBits(const std::string& op) {
-    if (op == "attBMM") return kOpAttBmm;
-    if (op == "headCast") return kOpHeadCast;
-    if (op == "dropout") return kOpScoreDropout | kOpHiddenDropout;
-    if (op == "softmax") return kOpSoftmax;
-    if (op == "normOp") return kOpNorm;
-    if (op == "gather") return kOpGather;
-    if (op == "ffAct") return kOpFfAct;
-    if (op == "attUp") return kOpAttUp;
+    for (const auto& [name, bits] : kRecomputeOpBits)
+        if (name == op) return bits;
     return 0;
 }
 

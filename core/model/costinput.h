@@ -6,6 +6,8 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "model/parameters.h"
@@ -34,6 +36,13 @@ enum OpBit : std::uint16_t {
     kOpAll = (1 << 9) - 1,
 };
 using OpMask = std::uint16_t;  // bits set = kept
+
+// The exec spelling's op names (execspec.h kRecomputeOps), each with the bits it drops
+// when a selective range recomputes it: the one table readers and writers share.
+inline constexpr std::pair<std::string_view, OpMask> kRecomputeOpBits[] = {
+    {"attBMM", kOpAttBmm}, {"headCast", kOpHeadCast}, {"dropout", kOpScoreDropout | kOpHiddenDropout},
+    {"softmax", kOpSoftmax}, {"normOp", kOpNorm},     {"gather", kOpGather},
+    {"ffAct", kOpFfAct},     {"attUp", kOpAttUp}};
 
 // How one class of layers recomputes: nothing, everything (keeps only its input),
 // or selectively (keeps the ops in `keep`).

@@ -28,13 +28,10 @@ std::string recomputeClassText(const RecomputeClass& c, OpMask ruleKeep) {
     if (c.mode == RecomputeClass::Full) return "full";
     if (c.mode == RecomputeClass::None || (c.keep & kOpAll) == kOpAll) return "none";
     if (c.keep == ruleKeep) return "selective";
-    static constexpr std::pair<const char*, OpMask> kOps[] = {
-        {"attBMM", kOpAttBmm}, {"headCast", kOpHeadCast}, {"dropout", kOpScoreDropout | kOpHiddenDropout},
-        {"softmax", kOpSoftmax}, {"normOp", kOpNorm}, {"gather", kOpGather}, {"ffAct", kOpFfAct}, {"attUp", kOpAttUp}};
     const OpMask dropped = static_cast<OpMask>(~c.keep & kOpAll);
     std::string out = "recompute";
-    for (const auto& [name, bits] : kOps)
-        if (dropped & bits) out += std::string(out == "recompute" ? " " : ", ") + name;
+    for (const auto& [name, bits] : kRecomputeOpBits)
+        if (dropped & bits) out += std::string(out == "recompute" ? " " : ", ") + std::string(name);
     return out;
 }
 

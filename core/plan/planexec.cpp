@@ -27,13 +27,10 @@ namespace {
 
 // The ops a selective range names as recomputed, for the ops a class drops.
 std::vector<std::pair<std::string, std::string>> droppedOps(OpMask keep) {
-    static constexpr std::pair<const char*, OpMask> kOps[] = {
-        {"attBMM", kOpAttBmm}, {"headCast", kOpHeadCast}, {"dropout", kOpScoreDropout | kOpHiddenDropout},
-        {"softmax", kOpSoftmax}, {"normOp", kOpNorm}, {"gather", kOpGather}, {"ffAct", kOpFfAct}, {"attUp", kOpAttUp}};
     const OpMask dropped = static_cast<OpMask>(~keep & kOpAll);
     std::vector<std::pair<std::string, std::string>> out;
     OpMask named = 0;
-    for (const auto& [name, bits] : kOps)
+    for (const auto& [name, bits] : kRecomputeOpBits)
         if ((dropped & bits) == bits) out.emplace_back(name, "recompute"), named |= bits;
     if (named != dropped)  // a mask the op names cannot spell (one dropout of the two)
         throw std::logic_error("a planned recompute class has no spelling as recompute ops");

@@ -26,6 +26,15 @@ RecomputeClass planOptionClass(PlanOption option, OpMask keep) {
     return {};
 }
 
+std::string partitionText(const std::vector<std::vector<std::int64_t>>& grid) {
+    std::string out;
+    for (std::size_t s = 0; !grid.empty() && s < grid.front().size(); ++s) {
+        if (s) out += ",";
+        for (std::size_t c = 0; c < grid.size(); ++c) out += (c ? "+" : "") + std::to_string(grid[c][s]);
+    }
+    return out;
+}
+
 void applyPlan(const Plan& plan, Strategy& st) {
     st.partition = plan.partition;
     st.classes = plan.classes;
@@ -432,7 +441,7 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
                     const OptionCost* lightest = &types[t].options.front();
                     for (const OptionCost& o : types[t].options)
                         if (o.kept < lightest->kept) lightest = &o;
-                    queue.assign(std::size_t(counts[std::size_t(ch) * T + t]), lightest->cls);  // (more than enough)
+                    queue.assign(std::size_t(counts[std::size_t(ch) * T + t]), lightest->cls);  // offloaded ones included: the tail is unused
                 }
                 for (const OptionCost* o : order) {
                     if (!c.fits) break;

@@ -91,6 +91,10 @@ struct Plan {
     std::uint64_t stageProblems = 0, labels = 0;
 };
 
+// A partition ([chunk][stage]) as the reports and the window show it: layers per stage,
+// a stage's chunks joined by + ("19,21,21,19"; "5+4,5+6").
+std::string partitionText(const std::vector<std::vector<std::int64_t>>& grid);
+
 // Plans `in`'s strategy within `budget` bytes per device (0: the run's memory budget).
 Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget = 0);
 // The plan written into a strategy, as the cost model reads it.

@@ -82,12 +82,17 @@ const StageChoice& StageSolver::solve(std::int64_t stage, const detail::StageRan
     if (m_packed) {
         pk = packed(stage, typeCounts, n);
         if (auto it = m_choiceByPack.find(pk); it != m_choiceByPack.end()) return m_choices[it->second];
-    } else {
-        k = key(stage, typeCounts, n);
+    }
+    std::string order;  // with offload: the types of chunk 0's layers in the order the stage runs them
+    if (m_typeOf)
+        for (std::int64_t l = ranges.start[0]; l < ranges.start[0] + ranges.count[0]; ++l)
+            order += static_cast<char>((*m_typeOf)[std::size_t(l)]);
+    if (!m_packed) {
+        k = key(stage, typeCounts, n) + order;
         if (auto it = m_choiceIndex.find(k); it != m_choiceIndex.end()) return m_choices[it->second];
     }
     ++m_problems;
-    StageChoice c = solveOnce(stage, ranges, typeCounts);
+    StageChoice c = solveOnce(stage, ranges, typeCounts, order);
     if (m_packed) m_choiceByPack.emplace(pk, m_choices.size());
     else m_choiceIndex.emplace(k, m_choices.size());
     m_choices.push_back(std::move(c));
@@ -97,15 +102,13 @@ const StageChoice& StageSolver::solve(std::int64_t stage, const detail::StageRan
 // The stage's fastest choice; with offload open, over every count of first layers
 // offloaded (none first; more only while the stage still recomputes or does not fit,
 // since offload never makes a stage faster than it is with nothing recomputed).
-StageChoice StageSolver::solveOnce(std::int64_t stage, const detail::StageRanges& ranges, const std::int32_t* typeCounts) {
-    static const std::string kNoOrder;
-    if (!m_typeOf) return choose(stage, frame(stage, ranges, typeCounts, 0, kNoOrder), typeCounts);
-    const std::size_t T = m_types.size();
-    std::string order;  // the types of chunk 0's layers in the order the stage runs them
-    for (std::int64_t l = ranges.start[0]; l < ranges.start[0] + ranges.count[0]; ++l) order += static_cast<char>((*m_typeOf)[std::size_t(l)]);
-    StageChoice best = choose(stage, frame(stage, ranges, typeCounts, 0, order), typeCounts);
-    const double plain = frame(stage, ranges, typeCounts, 0, order).perMicroBatch;
-    std::vector<std::int32_t> offloaded(T, 0);
+StageChoice StageSolver::solveOnce(std::int64_t stage, const detail::StageRanges& ranges, const std::int32_t* typeCounts,
+                                   const std::string& order) {
+    const Frame& none = frame(stage, ranges, typeCounts, 0, order);
+    StageChoice best = choose(stage, none, typeCounts);
+    if (!m_typeOf) return best;
+    const double plain = none.perMicroBatch;
+    std::vector<std::int32_t> offloaded(m_types.size(), 0);
     for (std::int32_t k = 1; k <= std::int32_t(order.size()); ++k) {
         if (best.fits && best.perMicroBatch <= plain) break;  // nothing recomputed: offload cannot help
         ++offloaded[std::size_t(static_cast<unsigned char>(order[std::size_t(k - 1)]))];

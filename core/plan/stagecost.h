@@ -74,7 +74,9 @@ private:
     // `offloaded`: per type, the layers of chunk 0 offloaded (NONE, keeping nothing in flight).
     StageChoice choose(std::int64_t stage, const Frame& f, const std::int32_t* typeCounts,
                        const std::int32_t* offloaded = nullptr) const;
-    StageChoice solveOnce(std::int64_t stage, const detail::StageRanges& ranges, const std::int32_t* typeCounts);
+    // `order`: with offload, the types of chunk 0's layers in run order (else empty).
+    StageChoice solveOnce(std::int64_t stage, const detail::StageRanges& ranges, const std::int32_t* typeCounts,
+                          const std::string& order);
 
     CostInput& m_work;
     const std::vector<std::uint8_t>* m_typeOf = nullptr;  // non-null: offload may be chosen

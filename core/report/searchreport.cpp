@@ -22,15 +22,8 @@ std::string row(std::size_t rank, const Candidate& c) {
                   recomputeName(c.recompute).c_str(), scheduleName(c.schedule).c_str(), gibNumber(c.peakMemory).c_str(),
                   formatSeconds(c.stepSeconds).c_str(), withThousands(std::llround(c.tokensPerSecond)).c_str());
     std::string out = buffer;
-    if (c.plan && !c.plan->partition.empty()) {  // a planned candidate: its own layers per stage
-        std::string stages;
-        for (std::size_t st = 0; st < c.plan->partition.front().size(); ++st) {
-            std::string chunks;
-            for (const auto& chunk : c.plan->partition) chunks += (chunks.empty() ? "" : "+") + std::to_string(chunk[st]);
-            stages += (stages.empty() ? "" : ",") + chunks;
-        }
-        out.insert(out.size() - 1, "   layers " + stages);
-    }
+    if (c.plan && !c.plan->partition.empty())  // a planned candidate: its own layers per stage
+        out.insert(out.size() - 1, "   layers " + partitionText(c.plan->partition));
     return out;
 }
 

@@ -21,14 +21,10 @@ std::string Candidate::label() const {
                   sp ? " sp" : "", fsdp ? " fsdp" : gradSharded ? " zero2" : optimizerSharded ? " zero1" : "");
     std::string out = buffer;
     if (plan) {  // the planned placement, when it is not the even split
-        std::string stages;
         bool even = true;
         for (const auto& chunk : plan->partition)
-            for (std::int64_t n : chunk) {
-                stages += (stages.empty() ? "" : ",") + std::to_string(n);
-                even = even && n == plan->partition.front().front();
-            }
-        if (!even) out += " layers " + stages;
+            for (std::int64_t n : chunk) even = even && n == plan->partition.front().front();
+        if (!even) out += " layers " + partitionText(plan->partition);
     }
     return out;
 }
@@ -124,11 +120,13 @@ std::optional<PlanRequest> candidatePlanRequest(const SearchSpace& space, const 
     return PlanRequest{space.planPartition, c.recompute == RecomputeMode::PerLayer, rule, rule, false};
 }
 
-std::optional<Summary> priceCandidate(const SearchSetup& setup, const Validity& validity, Candidate& c, CostInput& in,
-                                      double ceiling, Refusal* why) {
-    const SearchSpace& space = setup.space;
+std::optional<Summary> priceCandidate(const SearchSetup& setup, const Validity& validity, Candidate& c, CostInput& in) {
     validity.fill(c, in);
-    std::optional<PlanRequest> request = candidatePlanRequest(space, c, in);
+    return priceFilled(setup.space, c, in, candidatePlanRequest(setup.space, c, in));
+}
+
+std::optional<Summary> priceFilled(const SearchSpace& space, Candidate& c, const CostInput& in,
+                                   std::optional<PlanRequest> request, double ceiling, Refusal* why) {
     if (!request) return evaluate(in);
     // Planned inside: its own placement and options, within the search's limit.
     request->ceiling = ceiling;
@@ -181,17 +179,15 @@ SearchResult runSearch(const SearchSetup& setup, const SearchOptions& options) {
                     ++part.refused[std::size_t(why)];
                     continue;
                 }
+                validity.fill(c, in);
+                const std::optional<PlanRequest> request = candidatePlanRequest(space, c, in);
                 double ceiling = std::numeric_limits<double>::infinity();
-                if (options.bound && part.top.size() >= space.keep) {
-                    validity.fill(c, in);
-                    if (const std::optional<PlanRequest> request = candidatePlanRequest(space, c, in))
-                        ceiling = planCeiling(part, space, planLowerBound(in, *request));
-                }
+                if (request && options.bound && part.top.size() >= space.keep)
+                    ceiling = planCeiling(part, space, planLowerBound(in, *request));
                 Refusal unplanned = Refusal::LayersFewerThanChunks;
-                const std::optional<Summary> priced =
-                    ceiling == -std::numeric_limits<double>::infinity()
-                        ? (unplanned = Refusal::Bounded, std::nullopt)
-                        : priceCandidate(setup, validity, c, in, ceiling, &unplanned);
+                std::optional<Summary> priced;
+                if (ceiling == -std::numeric_limits<double>::infinity()) unplanned = Refusal::Bounded;  // not even planned
+                else priced = priceFilled(space, c, in, request, ceiling, &unplanned);
                 if (!priced) {
                     ++part.refused[std::size_t(unplanned)];
                     continue;

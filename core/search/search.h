@@ -12,9 +12,9 @@
 // per_layer) a worker skips planning a candidate that a lower bound shows can enter
 // neither its own top-K nor its front, and hands the planner the step past which the
 // plan is of no use (search.cpp planCeiling); the top and the front are unchanged,
-// only how many were bounded out depends on the threads. The caller's thread reports progress at least ten
-// times a second and watches the cancel flag; workers check it every block (a few
-// milliseconds of work). No Qt: the GUI wraps this in its own worker.
+// only how many were bounded out depends on the threads. The caller's thread reports
+// progress at least ten times a second and watches the cancel flag; workers check it
+// every block (a few milliseconds of work). No Qt: the GUI wraps this in its own worker.
 #include <atomic>
 #include <cstdint>
 #include <functional>

@@ -124,11 +124,19 @@ Refusal Validity::check(const std::size_t* d, Candidate& c) const {
     } else if (s.placements.empty() && m_layers % (c.pp * c.vpp) != 0) {
         return Refusal::LayersNotSplit;
     }
-    if (const std::int64_t k = m_setup.input.run.activationOffload; k > 0 && m_layers / (c.pp * c.vpp) < k)
-        return Refusal::OffloadPastLayers;
     if (!s.placements.empty()) {
         c.placement = std::uint32_t(d[1] * s.vpp.size() + d[3]);
         if (s.placements[c.placement].empty()) return Refusal::PlacementNotFitting;
+    }
+    // Offload takes a stage's first layers: its first chunk must hold as many (the stated
+    // placement's, else the even split's, whose fewest is the floor of layers / chunks).
+    if (const std::int64_t k = m_setup.input.run.activationOffload; k > 0) {
+        std::int64_t fewest = m_layers / (c.pp * c.vpp);
+        if (!s.placements.empty()) {
+            const std::vector<std::int64_t>& first = s.placements[c.placement].front();
+            fewest = *std::min_element(first.begin(), first.end());
+        }
+        if (fewest < k) return Refusal::OffloadPastLayers;
     }
     if (std::int64_t replicaBatch = 0; __builtin_mul_overflow(c.mbs, c.dp, &replicaBatch) || s.globalBatch % replicaBatch != 0)
         return Refusal::BatchNotDivided;

@@ -91,9 +91,13 @@ std::optional<PlanRequest> candidatePlanRequest(const SearchSpace& space, const 
 
 // A valid candidate priced as the search prices it: `in` filled with it, planned inside
 // where the space asks (pp_partition: auto, recompute: per_layer; the plan kept in
-// c.plan), then evaluated. nullopt: no plan, `why` says whether there is none (fewer
-// layers than chunks) or none faster than `ceiling` (Bounded; see PlanRequest::ceiling).
-std::optional<Summary> priceCandidate(const SearchSetup& setup, const Validity& validity, Candidate& c, CostInput& in,
-                                      double ceiling = std::numeric_limits<double>::infinity(), Refusal* why = nullptr);
+// c.plan), then evaluated. nullopt: no plan (fewer layers than chunks).
+std::optional<Summary> priceCandidate(const SearchSetup& setup, const Validity& validity, Candidate& c, CostInput& in);
+// The same for `in` already filled with c and its plan request (candidatePlanRequest):
+// nullopt, `why` says whether there is no plan (fewer layers than chunks) or none faster
+// than `ceiling` (Bounded; see PlanRequest::ceiling).
+std::optional<Summary> priceFilled(const SearchSpace& space, Candidate& c, const CostInput& in,
+                                   std::optional<PlanRequest> request,
+                                   double ceiling = std::numeric_limits<double>::infinity(), Refusal* why = nullptr);
 
 }  // namespace tessera::core

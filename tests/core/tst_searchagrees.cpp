@@ -156,6 +156,21 @@ private slots:
             "search:\n  space: {tp: auto, pp: [1, 2, 4, 8], micro_batch_size: [1, 2], optimizer_parallel: auto,\n"
             "          recompute: [none, selective, full]}\n"
             "  constraints: {global_batch_size: 128}\n") << 150;
+        // Activation offload of three layers a stage: refused where a stage's first chunk
+        // holds fewer (even splits over many chunks), priced with the host link where it
+        // fits, and on a stated placement whose lightest first chunk holds exactly three.
+        QTest::newRow("activation offload") << QString(
+            "model: llama3-8b\ncluster: {device: h100-sxm, devices: 32}\n"
+            "exec: {seq_length: 4096, activation_offload: 3}\n"
+            "search:\n  space: {tp: auto, pp: [1, 2, 4, 8], vpp: [1, 2, 4], pp_schedule: [1f1b, interleaved],\n"
+            "          micro_batch_size: [1, 2], recompute: [none, full]}\n"
+            "  constraints: {global_batch_size: 128}\n") << 40;
+        QTest::newRow("activation offload, stated placement") << QString(
+            "model: llama3-8b\ncluster: {device: h100-sxm, devices: 32}\n"
+            "exec: {seq_length: 4096, activation_offload: 3, offset: [[3, 0, 0, -1], [0, 0, 0, -2]]}\n"
+            "search:\n  space: {tp: auto, pp: [4, 8], vpp: [1, 2], pp_schedule: [1f1b, interleaved], micro_batch_size: [1, 2],\n"
+            "          recompute: [none, full]}\n"
+            "  constraints: {global_batch_size: 128}\n") << 0;
         // Planned inside every candidate: the layers per stage (pp_partition: auto, which
         // lets 30 layers go on 4 or 8 stages) and each layer's option (per_layer), at a
         // limit that makes the plan choose; each candidate's exec states its plan.

@@ -3,7 +3,6 @@
 #include "style/text.h"
 
 #include <QLocale>
-#include <QStringList>
 
 
 namespace tessera::ui {
@@ -26,15 +25,7 @@ QString sharding(const core::Candidate& c) {
 }
 // A planned candidate's layers per stage (chunks joined by +), else how the space places them.
 QString layersText(const core::Candidate& c) {
-    if (!c.plan) return QObject::tr("as stated");
-    QStringList stages;
-    const auto& grid = c.plan->partition;
-    for (std::size_t s = 0; s < grid.front().size(); ++s) {
-        QStringList chunks;
-        for (const auto& chunk : grid) chunks << QString::number(chunk[s]);
-        stages << chunks.join(QLatin1Char('+'));
-    }
-    return stages.join(QLatin1Char(','));
+    return c.plan ? qs(core::partitionText(c.plan->partition)) : QObject::tr("as stated");
 }
 }  // namespace
 
