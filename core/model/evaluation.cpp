@@ -27,6 +27,7 @@ Evaluation evaluateScenario(const Scenario& stated) {
     Evaluation out;
     out.resolved = resolve(stated);
     out.estimate = estimate(out.resolved);
+    out.layers = stagedLayers(out.resolved);
     const ExecSpec& e = out.resolved.scenario.exec;
     // Forward and backward of every micro-batch on every chunk of every stage.
     const double events = 2.0 * double(*e.pp) * double(*e.vpp) * double(*e.micro_batch_num);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "model/estimate.h"
+#include "model/stagelayers.h"
 #include "pipeline/schedule.h"
 #include "resolve/resolve.h"
 
@@ -21,6 +22,7 @@ struct Evaluation {
     Estimate estimate;
     PipelineResult pipeline;      // the step as the schedule runs it; empty when not simulated
     std::string notSimulated;     // why the schedule was not simulated (empty when it was)
+    StagedLayers layers;          // each stage's layers and what each recomputes (stagelayers.h)
 };
 
 // Throws SpecError with every problem of the scenario.

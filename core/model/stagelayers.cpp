@@ -24,6 +24,17 @@ std::vector<std::vector<PlacedLayer>> layersByStage(const CostInput& in) {
     return out;
 }
 
+StagedLayers stagedLayers(const ResolvedScenario& r) {
+    const CostInput in = costInput(r);
+    const ExecSpec& e = r.scenario.exec;
+    const OpMask rule = selectiveRuleMask(*e.selective_rule, *e.flash_attention, *e.sequence_parallel);
+    StagedLayers out;
+    out.stages = layersByStage(in);
+    for (const RecomputeClass& c : in.strategy.classes) out.classNames.push_back(recomputeClassText(c, rule));
+    for (const LayerKind& k : in.model.kinds) out.kindNames.push_back(k.name());
+    return out;
+}
+
 std::string recomputeClassText(const RecomputeClass& c, OpMask ruleKeep) {
     if (c.mode == RecomputeClass::Full) return "full";
     if (c.mode == RecomputeClass::None || (c.keep & kOpAll) == kOpAll) return "none";

@@ -21,6 +21,15 @@ struct PlacedLayer {
 // Per stage, its layers in the order it runs them (chunk by chunk).
 std::vector<std::vector<PlacedLayer>> layersByStage(const CostInput& in);
 
+// The layers by stage with the words a view shows: every recompute class's and layer
+// kind's name (indices as PlacedLayer's).
+struct StagedLayers {
+    std::vector<std::vector<PlacedLayer>> stages;
+    std::vector<std::string> classNames;  // per Strategy::classes, recomputeClassText()
+    std::vector<std::string> kindNames;   // per ModelShape::kinds
+};
+StagedLayers stagedLayers(const ResolvedScenario& r);
+
 // A recompute class in words: "none", "full", "selective" (the run's rule, `ruleKeep`),
 // or "recompute normOp, attUp" naming the ops it drops (the exec spelling's op names).
 std::string recomputeClassText(const RecomputeClass& c, OpMask ruleKeep);

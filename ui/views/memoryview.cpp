@@ -7,7 +7,6 @@
 #include <QVBoxLayout>
 
 #include "charts/memorychart.h"
-#include "model/stagelayers.h"
 #include "views/layerstrip.h"
 #include "models/stagememorymodel.h"
 #include "session/session.h"
@@ -57,28 +56,24 @@ void MemoryView::update() {
     invalidate();
 }
 
-// Each stage's layers as the cost model places them, and each layer's recompute in
-// words; classes that read alike share one colour: none first, full last.
+// Each stage's layers (the evaluation places them) as the strip's cells; classes that
+// read alike share one shade, the legend runs none, the selective ones, full.
 void MemoryView::setLayers(const core::Evaluation& evaluation) {
-    const core::CostInput in = core::costInput(evaluation.resolved);
-    const core::ExecSpec& x = evaluation.resolved.scenario.exec;
-    const core::OpMask rule = core::selectiveRuleMask(*x.selective_rule, *x.flash_attention, *x.sequence_parallel);
-    std::vector<QString> names;
-    for (const core::RecomputeClass& c : in.strategy.classes) names.push_back(qs(core::recomputeClassText(c, rule)));
-    const auto placed = core::layersByStage(in);
-    std::vector<bool> used(names.size(), false);  // the legend names only what some layer runs
-    for (const auto& stage : placed)
+    const core::StagedLayers& layers = evaluation.layers;
+    std::vector<bool> used(layers.classNames.size(), false);  // the legend names only what some layer runs
+    for (const auto& stage : layers.stages)
         for (const core::PlacedLayer& l : stage) used[l.cls] = true;
     QStringList options;
-    auto rank = [](const QString& n) { return n == QLatin1String("none") ? 0 : n == QLatin1String("full") ? 2 : 1; };
+    auto rank = [](const std::string& n) { return n == "none" ? 0 : n == "full" ? 2 : 1; };
     for (int r = 0; r < 3; ++r)
-        for (std::size_t c = 0; c < names.size(); ++c)
-            if (used[c] && rank(names[c]) == r && !options.contains(names[c])) options << names[c];
+        for (std::size_t c = 0; c < layers.classNames.size(); ++c)
+            if (used[c] && rank(layers.classNames[c]) == r && !options.contains(qs(layers.classNames[c])))
+                options << qs(layers.classNames[c]);
     std::vector<std::vector<LayerStrip::Cell>> stages;
-    for (const auto& stage : placed) {
+    for (const auto& stage : layers.stages) {
         auto& cells = stages.emplace_back();
         for (const core::PlacedLayer& l : stage)
-            cells.push_back({l.layer, l.chunk, int(options.indexOf(names[l.cls])), qs(in.model.kinds[l.kind].name())});
+            cells.push_back({l.layer, l.chunk, int(options.indexOf(qs(layers.classNames[l.cls]))), qs(layers.kindNames[l.kind])});
     }
     m_strip->setStages(std::move(stages), options);
 }
