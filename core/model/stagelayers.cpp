@@ -9,7 +9,9 @@ std::vector<std::vector<PlacedLayer>> layersByStage(const CostInput& in) {
     const ModelShape& m = in.model;
     const detail::StageContext ctx(in);
     std::vector<std::vector<PlacedLayer>> out(std::size_t(st.pp));
-    for (std::int64_t s = 0; s < st.pp; ++s)
+    for (std::int64_t s = 0; s < st.pp; ++s) {
+        // Offload takes the stage's first layers, of its first chunk (stagebody.cpp).
+        const std::int64_t offload = st.activationOffload.empty() ? in.run.activationOffload : st.activationOffload[std::size_t(s)];
         for (std::int64_t c = 0; c < st.vpp; ++c) {
             const std::int64_t first = ctx.chunkStart(c, s);
             std::int64_t n = ctx.chunkLayers(c, s);
@@ -18,9 +20,12 @@ std::vector<std::vector<PlacedLayer>> layersByStage(const CostInput& in) {
                 PlacedLayer p;
                 p.layer = l, p.chunk = int(c), p.kind = m.layerKind[std::size_t(l)];
                 p.cls = st.layerClass.empty() ? 0 : st.layerClass[std::size_t(l)];
+                p.offloaded = c == 0 && in.device.hostLinkBytesPerSecond > 0 && l - first < offload &&
+                              l - first < ctx.chunkLayers(0, s);
                 out[std::size_t(s)].push_back(p);
             }
         }
+    }
     return out;
 }
 

@@ -16,6 +16,7 @@ struct PlacedLayer {
     int chunk = 0;           // the stage's virtual chunk
     std::size_t kind = 0;    // index into ModelShape::kinds
     std::size_t cls = 0;     // index into Strategy::classes
+    bool offloaded = false;  // its activations go to the host (exec.activation_offload)
 };
 
 // Per stage, its layers in the order it runs them (chunk by chunk).

@@ -220,6 +220,11 @@ private slots:
         const auto& counts = std::get<core::StageCounts::Flat>(offload->value);
         QCOMPARE(counts.size(), std::size_t(4));
         QVERIFY(counts.front() > 0);
+        // The evaluation marks exactly those layers offloaded, each stage's first.
+        const auto& stages = session.evaluation()->layers.stages;
+        for (std::size_t s = 0; s < stages.size(); ++s)
+            for (std::size_t i = 0; i < stages[s].size(); ++i)
+                QCOMPARE(stages[s][i].offloaded, std::int64_t(i) < counts[s]);
         session.undoStack()->undo();
         QCOMPARE(core::toYaml(session.document()), core::toYaml(before));
     }

@@ -1,5 +1,7 @@
 #include "views/layerstrip.h"
 
+#include <algorithm>
+
 #include <QChart>
 #include <QChartView>
 #include <QEvent>
@@ -82,7 +84,9 @@ void LayerStrip::paintEvent(QPaintEvent*) {
         if (band.isEmpty()) continue;
         for (std::size_t i = 0; i < m_stages[s].size(); ++i) {
             const QRectF r = cellRect(s, i);
-            p.fillRect(r.adjusted(0, 0, r.width() > 4 ? -1 : 0, 0), optionColour(m_stages[s][i].option));
+            const QRectF cell = r.adjusted(0, 0, r.width() > 4 ? -1 : 0, 0);
+            p.fillRect(cell, optionColour(m_stages[s][i].option));
+            if (m_stages[s][i].offloaded) p.fillRect(cell, QBrush(ink, Qt::BDiagPattern));
         }
         p.setPen(ink);
         p.setBrush(Qt::NoBrush);
@@ -103,6 +107,15 @@ void LayerStrip::paintEvent(QPaintEvent*) {
         p.drawText(QRectF(x, y, 400, kLegendHeight - 2), Qt::AlignVCenter | Qt::AlignLeft, m_options[o]);
         x += p.fontMetrics().horizontalAdvance(m_options[o]) + 14;
     }
+    const bool anyOffloaded = std::any_of(m_stages.begin(), m_stages.end(), [](const auto& stage) {
+        return std::any_of(stage.begin(), stage.end(), [](const Cell& c) { return c.offloaded; });
+    });
+    if (anyOffloaded) {
+        p.fillRect(QRectF(x, y + 3, 12, 10), QBrush(ink, Qt::BDiagPattern));
+        p.drawRect(QRectF(x, y + 3, 12, 10));
+        p.drawText(QRectF(x + 16, y, 400, kLegendHeight - 2), Qt::AlignVCenter | Qt::AlignLeft,
+                   tr("hatched: activations offloaded to the host"));
+    }
 }
 
 QString LayerStrip::cellText(QPoint at) const {
@@ -112,8 +125,9 @@ QString LayerStrip::cellText(QPoint at) const {
                 const Cell& c = m_stages[s][i];
                 QString option = m_options.value(c.option);
                 if (option.startsWith(QLatin1String("recompute "))) option = option.mid(10);  // "recompute: normOp, attUp"
-                return tr("Layer %1 (%2) · stage %3, chunk %4 · recompute: %5")
-                    .arg(c.layer).arg(c.kind).arg(s).arg(c.chunk).arg(option);
+                return tr("Layer %1 (%2) · stage %3, chunk %4 · recompute: %5%6")
+                    .arg(c.layer).arg(c.kind).arg(s).arg(c.chunk).arg(option)
+                    .arg(c.offloaded ? tr(" · activations offloaded to the host") : QString());
             }
     return {};
 }

@@ -2,7 +2,8 @@
 // Under the Memory view's bars: each stage's layers as a strip of cells, one per
 // layer in the order the stage runs them, shaded by what the layer recomputes (one
 // grey per option, darker with more recompute, a legend under the strips), each stage's strip under its bar.
-// A tooltip names the layer, its kind, its stage and chunk and its option; it is
+// A layer whose activations go to the host is hatched (legend too). A tooltip names
+// the layer, its kind, its stage and chunk, its option and its offload; it is
 // shown from the widget's own tooltip event, so it stays while the pointer rests.
 #include <QStringList>
 #include <QWidget>
@@ -20,6 +21,7 @@ public:
         int chunk = 0;
         int option = 0;  // index into options()
         QString kind;
+        bool offloaded = false;  // drawn hatched
     };
     // `chart`: the view whose bar categories the stages' strips sit under.
     explicit LayerStrip(QChartView* chart, QWidget* parent = nullptr);

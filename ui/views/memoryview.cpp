@@ -73,7 +73,8 @@ void MemoryView::setLayers(const core::Evaluation& evaluation) {
     for (const auto& stage : layers.stages) {
         auto& cells = stages.emplace_back();
         for (const core::PlacedLayer& l : stage)
-            cells.push_back({l.layer, l.chunk, int(options.indexOf(qs(layers.classNames[l.cls]))), qs(layers.kindNames[l.kind])});
+            cells.push_back({l.layer, l.chunk, int(options.indexOf(qs(layers.classNames[l.cls]))), qs(layers.kindNames[l.kind]),
+                             l.offloaded});
     }
     m_strip->setStages(std::move(stages), options);
 }
