@@ -196,9 +196,7 @@ CostInput costInput(const ResolvedScenario& r) {
     st.optimizerShard = st.optimizerSharded ? *e.optimizer_shard : 1;
     const std::int64_t expertReplicas = st.dp * st.tp * st.cp / std::max<std::int64_t>(1, st.ep * st.etp);
     st.expertShard = st.optimizerSharded ? e.expert_shard.value_or(expertReplicas) : 1;
-    st.schedule = *e.pp_schedule == "interleaved" ? Schedule::Interleaved
-                  : *e.pp_schedule == "gpipe"     ? Schedule::GPipe
-                                                  : Schedule::OneFOneB;
+    st.schedule = scheduleNamed(*e.pp_schedule);
     st.partition = r.partition.layers;
     if (const auto* perStage = std::get_if<StageCounts::Flat>(&e.activation_offload->value)) st.activationOffload = *perStage;
 

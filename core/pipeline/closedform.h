@@ -7,20 +7,44 @@
 // In flight (forwards whose backward has not finished), stage s of p, v chunks, m
 // micro-batches:
 //   gpipe        m                                   (Huang et al. 2019)
-//   1f1b         min(p - s, m)                       (Narayanan et al. 2021 §2.2)
+//   1f1b, zb-h1  min(p - s, m)                       (Narayanan et al. 2021 §2.2; ZB-H1 keeps 1F1B's warm-up)
 //   interleaved  min(m·v, 2(p - s - 1) + (v - 1)p + 1) chunk-forwards, the k-th
 //                belonging to chunk floor(k / p) mod v (Megatron-LM
 //                get_model_chunk_id); stage 0 then holds L(1 + (p-1)/(pv))
 //                layers' worth (published.md §1).
-// Makespan with X_s = F_s + B_s (one micro-batch, all chunks of stage s), M = max X:
+//   zbv          chunk 0: 2p - 1 - s, chunk 1: s + 1 (2p chunk-forwards, 1F1B's p whole stages)
+//   dualpipe     own stage: p - s, mirrored stage: s + 1 (p + 1: the DualPipe README)
+//   dualpipev    chunk 0: 2p - s, chunk 1: s + 1 (2p + 1 = PP + 1 over its 2p stages)
+// Weight gradients held back, ZB-H1 only (each keeps its GEMM inputs and output
+// gradients): min(s, m - min(p - s, m)) at the in-flight peak; the others run a
+// held-back W only where a backward has just released more than it keeps.
+// Makespan with X_s = F_s + B_s + W_s (one micro-batch, all chunks of stage s), M = max X:
 //   1f1b         sum X + (m - 1) M                   (warm-up and cool-down, then the straggler)
 //   interleaved  m M + (sum X - M) / v               (bubble (p-1)/v of a stage's time, Narayanan et al. 2021)
 //   gpipe        sum F + (m - 1) max F + sum B + (m - 1) max B
+//   zb-h1        m M + (p - 1) max_s (F_s + B_s - min(B_s, W_s))
+//                (B the input gradient; equal stages: the DualPipe README's ZB1P row
+//                (PP-1)(F + B_full - 2W), exact while W <= B)
+//   dualpipe(v)  see pipelineMakespanDual: its pairs of one direction's forward with
+//                the other's backward make the time a function of the pair's length
+// Exact for equal stages (tests/core/tst_pipeline.cpp holds every form to the
+// simulation); the test also states how far they drift when stages differ.
 #include <cstdint>
+#include <string_view>
 
 namespace tessera::core {
 
-enum class Schedule : std::uint8_t { OneFOneB, Interleaved, GPipe };
+enum class Schedule : std::uint8_t { OneFOneB, Interleaved, GPipe, ZbH1, Zbv, DualPipe, DualPipeV };
+
+// exec.pp_schedule's spelling, both ways (an unknown name reads as 1f1b: resolve
+// refuses unknown names before anything calls this).
+Schedule scheduleNamed(std::string_view name);
+const char* scheduleName(Schedule schedule);
+
+// Whether the schedule splits the backward into B and W and defers W.
+inline bool splitsWeightGrad(Schedule s) { return s == Schedule::ZbH1 || s == Schedule::Zbv || s == Schedule::DualPipe || s == Schedule::DualPipeV; }
+// V-shaped: chunk 1 runs the stages back up, so stage 0 holds the model's first and last chunk.
+inline bool isVShape(Schedule s) { return s == Schedule::Zbv || s == Schedule::DualPipeV; }
 
 struct PipelineShape {
     Schedule schedule = Schedule::OneFOneB;
@@ -28,7 +52,36 @@ struct PipelineShape {
 };
 
 std::int64_t inFlightChunkForwards(const PipelineShape& shape, int stage, int chunk);
+std::int64_t waitingWeightGrads(const PipelineShape& shape, int stage);
 double pipelineMakespan(const PipelineShape& shape, double sumX, double maxX, double sumF, double maxF, double sumB,
                         double maxB);
+
+// Per-stage sums a zero-bubble or dual form needs beyond pipelineMakespan's.
+struct SplitStage {
+    double f = 0, b = 0, w = 0;       // forward, input gradient, weight gradient, one micro-batch over the stage's chunks
+    double fComm = 0, bComm = 0;      // communication inside f and b that a DualPipe pair hides behind the other half
+};
+// ZB-H1 from per-stage extremes (F, B, W of one micro-batch, B the input gradient):
+//   m >= p: m·maxX + (p-1)·maxY, Y = max(F + B - min(B, W), B): exact for equal stages
+//   m <  p: m·maxX + (p-1)·max(F + B) - (m-1)·min(min(B, W)): the drain has only m-1
+//           weight gradients to fill it; exact for equal stages while min(B, W) <= F
+struct ZbH1Stages {
+    double maxX = 0, maxY = 0, maxFB = 0, minFill = 0;
+};
+double pipelineMakespanZbH1(const PipelineShape& shape, const ZbH1Stages& stages);
+// DualPipe / DualPipeV. `stages` holds, per device, the mean of its two chunks (per
+// chunk-micro-batch). With equal devices, F equal to the input gradient, W no longer
+// than it, and each half's communication under the other half's compute, it is exact
+// (tests/core/tst_schedules.cpp states the drift outside that):
+//   N (F + B) - P (F + B - FB) + (R - 1)(FB + F - 2W)
+// where B = the full backward (input and weight gradient), FB = one F&B pair, N the
+// chunk-forwards a device runs (m for dualpipe, 2m for dualpipev), R the devices per
+// half (p/2 for dualpipe, p for dualpipev), P = N - 2R - 1 the pairs the middle device
+// runs (DualPipe.step: 2(M - 2R + r + 1) - 1 + (R - r - 1) at r = R - 1, M = N/2).
+// Equal to the README's (PP/2 - 1)(F&B + B - 3W) bubble when F equals the input gradient.
+// Stages that differ: each device's busy time, plus the largest device's bubble term.
+double pipelineMakespanDual(const PipelineShape& shape, const SplitStage* devices, int count);
+// One F&B pair: each half's communication hides behind the other half's compute.
+double pairSeconds(double f, double fComm, double bFull, double bComm);
 
 }  // namespace tessera::core

@@ -1,6 +1,7 @@
 #include "pipeline/schedule.h"
 
 #include "pipeline/closedform.h"
+#include "pipeline/orders.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,13 +13,10 @@ namespace tessera::core {
 
 namespace {
 
-enum class Kind { Gpipe, OneFOneB, Interleaved };
-
-struct Op {
-    int microBatch;
-    int chunk;
-    Phase phase;
-};
+using pipeline_detail::Kind;
+using pipeline_detail::Layout;
+using pipeline_detail::Op;
+using pipeline_detail::Step;
 
 std::string str(int n) { return std::to_string(n); }
 
@@ -31,91 +29,104 @@ std::string str(int n) { return std::to_string(n); }
     throw SpecError(std::move(d));
 }
 
+Kind kindOf(const std::string& name) {
+    static constexpr Kind kinds[] = {Kind::Gpipe, Kind::OneFOneB, Kind::Interleaved, Kind::ZbH1,
+                                     Kind::Zbv,      Kind::DualPipe,    Kind::DualPipeV};
+    static_assert(std::size(kinds) == std::size(kScheduleNames));
+    for (std::size_t i = 0; i < std::size(kinds); ++i)
+        if (name == kScheduleNames[i]) return kinds[i];
+    std::string names;
+    for (const char* n : kScheduleNames) names += (names.empty() ? "" : ", ") + std::string(n);
+    refuse("pipeline.schedule: expected one of " + names + "; got '" + name + "'");
+}
+
 // Refuse rather than default: every message names the field and what was expected.
 Kind validate(const PipelineInput& in) {
-    Kind kind;
-    if (in.schedule == "gpipe") kind = Kind::Gpipe;
-    else if (in.schedule == "1f1b") kind = Kind::OneFOneB;
-    else if (in.schedule == "interleaved") kind = Kind::Interleaved;
-    else refuse("pipeline.schedule: expected gpipe, 1f1b or interleaved, got '" + in.schedule + "'");
-    if (in.stages < 1) refuse("pipeline.stages: must be at least 1, got " + str(in.stages));
+    const Kind kind = kindOf(in.schedule);
+    const int p = in.stages, m = in.microBatches;
+    if (p < 1) refuse("pipeline.stages: must be at least 1, got " + str(p));
     if (in.chunks < 1) refuse("pipeline.chunks: must be at least 1, got " + str(in.chunks));
-    if (in.microBatches < 1)
-        refuse("pipeline.microBatches: must be at least 1, got " + str(in.microBatches));
-    if (kind != Kind::Interleaved && in.chunks != 1)
-        refuse("pipeline.chunks: only the interleaved schedule has virtual chunks; " + in.schedule +
-                                    " needs 1, got " + str(in.chunks));
+    if (m < 1) refuse("pipeline.microBatches: must be at least 1, got " + str(m));
+    const Layout layout = pipeline_detail::layoutOf(kind);
+    if (layout == Layout::Linear && in.chunks != 1)
+        refuse("pipeline.chunks: only the interleaved, V and dual schedules have more than one chunk; " + in.schedule +
+               " needs 1, got " + str(in.chunks));
+    if ((layout == Layout::V || layout == Layout::Dual) && in.chunks != 2)
+        refuse("pipeline.chunks: " + in.schedule + " runs two chunks per stage, got " + str(in.chunks));
     // Megatron walks micro-batches in groups of p; a short last group stalls the
     // pipeline on dependencies, and Megatron refuses it too.
-    if (kind == Kind::Interleaved && in.microBatches % in.stages != 0)
-        refuse("pipeline.microBatches: the interleaved schedule needs a multiple of stages (" +
-                                    str(in.stages) + "), got " + str(in.microBatches));
-    if (in.times.size() != std::size_t(in.stages))
-        refuse("pipeline.times: expected one row per stage (" + str(in.stages) + "), got " +
-                                    str(int(in.times.size())));
+    if (kind == Kind::Interleaved && m % p != 0)
+        refuse("pipeline.microBatches: the interleaved schedule needs a multiple of stages (" + str(p) + "), got " +
+               str(m));
+    // DualPipe asserts an even rank count and num_chunks >= 2 * num_ranks (dualpipe.py step),
+    // DualPipeV num_chunks >= 2 * num_ranks; ZB-V's steady state needs 2p - 1 (PyTorch pads to it).
+    if (kind == Kind::DualPipe && p % 2 != 0)
+        refuse("pipeline.stages: dualpipe needs an even number of stages, got " + str(p));
+    if (kind == Kind::DualPipe && (m % 2 != 0 || m < 2 * p))
+        refuse("pipeline.microBatches: dualpipe splits them over two directions and needs an even count of at least "
+               "2 x stages (" + str(2 * p) + "), got " + str(m));
+    if (kind == Kind::DualPipeV && m < 2 * p)
+        refuse("pipeline.microBatches: dualpipev needs at least 2 x stages (" + str(2 * p) + "), got " + str(m));
+    if (kind == Kind::Zbv && m < 2 * p - 1)
+        refuse("pipeline.microBatches: zbv needs at least 2 x stages - 1 (" + str(2 * p - 1) + "), got " + str(m));
+    if (in.times.size() != std::size_t(p))
+        refuse("pipeline.times: expected one row per stage (" + str(p) + "), got " + str(int(in.times.size())));
     for (std::size_t s = 0; s < in.times.size(); ++s) {
         if (in.times[s].size() != std::size_t(in.chunks))
-            refuse("pipeline.times[" + str(int(s)) + "]: expected one entry per chunk (" +
-                                        str(in.chunks) + "), got " + str(int(in.times[s].size())));
+            refuse("pipeline.times[" + str(int(s)) + "]: expected one entry per chunk (" + str(in.chunks) + "), got " +
+                   str(int(in.times[s].size())));
         for (std::size_t c = 0; c < in.times[s].size(); ++c) {
             const StageTimes& t = in.times[s][c];
-            for (double d : {t.forward, t.backward, t.weightGrad})
+            for (double d : {t.forward, t.backward, t.weightGrad, t.forwardComm, t.backwardComm})
                 if (!std::isfinite(d) || d < 0)
                     refuse("pipeline.times[" + str(int(s)) + "][" + str(int(c)) +
-                                                "]: durations must be finite and non-negative");
+                           "]: durations must be finite and non-negative");
         }
     }
-    if (!std::isfinite(in.p2pSeconds) || in.p2pSeconds < 0)
-        refuse("pipeline.p2pSeconds: must be finite and non-negative");
+    if (!std::isfinite(in.p2pSeconds) || in.p2pSeconds < 0) refuse("pipeline.p2pSeconds: must be finite and non-negative");
+    for (const auto* bytes : {&in.keptBytes, &in.weightGradBytes})
+        if (!bytes->empty() && (bytes->size() != std::size_t(p) ||
+                                std::any_of(bytes->begin(), bytes->end(), [&](const auto& row) { return row.size() != std::size_t(in.chunks); })))
+            refuse("pipeline.keptBytes: expected [stage][chunk] like pipeline.times");
     return kind;
 }
 
-int warmup(Kind kind, const PipelineInput& in, int s) {
-    const int p = in.stages, v = in.chunks, m = in.microBatches;
+// Where a (stage, chunk) slot sits on its micro-batch's path, and back.
+struct Path {
+    Layout layout;
+    int p, v;
+    int length() const { return layout == Layout::Interleaved ? p * v : layout == Layout::V ? 2 * p : p; }
+    int position(int s, int c) const {
+        switch (layout) {
+        case Layout::Linear: return s;
+        case Layout::Interleaved: return c * p + s;
+        case Layout::V: return c == 0 ? s : 2 * p - 1 - s;
+        case Layout::Dual: return c == 0 ? s : p - 1 - s;
+        }
+        return s;
+    }
+    std::pair<int, int> slot(int position, int chunkOfPath) const {  // (stage, chunk)
+        switch (layout) {
+        case Layout::Linear: return {position, 0};
+        case Layout::Interleaved: return {position % p, position / p};
+        case Layout::V: return position < p ? std::pair{position, 0} : std::pair{2 * p - 1 - position, 1};
+        case Layout::Dual: return chunkOfPath == 0 ? std::pair{position, 0} : std::pair{p - 1 - position, 1};
+        }
+        return {position, 0};
+    }
+};
+
+Schedule scheduleOf(Kind kind) {
     switch (kind) {
-    case Kind::Gpipe: return m;
-    case Kind::OneFOneB: return std::min(p - s - 1, m);
-    case Kind::Interleaved: return std::min(2 * (p - s - 1) + (v - 1) * p, m * v);
+    case Kind::Gpipe: return Schedule::GPipe;
+    case Kind::OneFOneB: return Schedule::OneFOneB;
+    case Kind::Interleaved: return Schedule::Interleaved;
+    case Kind::ZbH1: return Schedule::ZbH1;
+    case Kind::Zbv: return Schedule::Zbv;
+    case Kind::DualPipe: return Schedule::DualPipe;
+    case Kind::DualPipeV: return Schedule::DualPipeV;
     }
-    return 0;
-}
-
-// Megatron's schedule table with group size p: (micro-batch, chunk) of the k-th
-// chunk-forward on any stage.
-Op forwardOp(const PipelineInput& in, int k) {
-    const int p = in.stages, v = in.chunks;
-    const int group = k / (p * v), inGroup = k % (p * v);
-    return {group * p + inGroup % p, inGroup / p, Phase::Forward};
-}
-
-std::vector<std::vector<Op>> stageOrders(Kind kind, const PipelineInput& in) {
-    const int p = in.stages, v = in.chunks, m = in.microBatches;
-    std::vector<std::vector<Op>> orders(p);
-    for (int s = 0; s < p; ++s) {
-        auto& order = orders[s];
-        auto backward = [&](int mb, int c) {
-            order.push_back({mb, c, Phase::Backward});
-            if (in.times[s][c].weightGrad > 0) order.push_back({mb, c, Phase::WeightGrad});  // ZB-style: right behind
-        };
-        if (kind == Kind::Gpipe) {
-            for (int mb = 0; mb < m; ++mb) order.push_back({mb, 0, Phase::Forward});
-            for (int mb = m - 1; mb >= 0; --mb) backward(mb, 0);
-            continue;
-        }
-        // 1f1b is the interleaved walk with v = 1 and a shorter warm-up.
-        const int total = m * v, w = warmup(kind, in, s);
-        auto backwardK = [&](int k) {
-            const Op f = forwardOp(in, k);
-            backward(f.microBatch, v - 1 - f.chunk);
-        };
-        for (int k = 0; k < w; ++k) order.push_back(forwardOp(in, k));
-        for (int k = 0; k < total - w; ++k) {
-            order.push_back(forwardOp(in, w + k));
-            backwardK(k);
-        }
-        for (int k = total - w; k < total; ++k) backwardK(k);
-    }
-    return orders;
+    return Schedule::OneFOneB;
 }
 
 }  // namespace
@@ -123,7 +134,8 @@ std::vector<std::vector<Op>> stageOrders(Kind kind, const PipelineInput& in) {
 PipelineResult simulatePipeline(const PipelineInput& in) {
     const Kind kind = validate(in);
     const int p = in.stages, v = in.chunks, m = in.microBatches;
-    const auto orders = stageOrders(kind, in);
+    const auto orders = pipeline_detail::stageOrders(kind, in);
+    const Path path{pipeline_detail::layoutOf(kind), p, v};
 
     // End times per (phase, stage, chunk, micro-batch); negative = not run yet.
     const std::size_t cells = std::size_t(p) * v * m;
@@ -131,78 +143,120 @@ PipelineResult simulatePipeline(const PipelineInput& in) {
     auto endOf = [&](Phase ph, int s, int c, int mb) -> double& {
         return ends[std::size_t(ph) * cells + (std::size_t(s) * v + c) * m + mb];
     };
-    const int positions = p * v;  // model order: position = chunk·p + stage
+    const int last = path.length() - 1;
 
     // When the op's input is available on stage s, or < 0 if its producer has not run.
     auto ready = [&](int s, const Op& op) -> double {
         auto from = [&](Phase ph, int pos) {
-            const int ds = pos % p, dc = pos / p;
+            const auto [ds, dc] = path.slot(pos, op.chunk);
             const double e = endOf(ph, ds, dc, op.microBatch);
             return e < 0 ? -1.0 : e + (ds != s ? in.p2pSeconds : 0.0);
         };
-        const int pos = op.chunk * p + s;
+        const int pos = path.position(s, op.chunk);
         switch (op.phase) {
         case Phase::Forward: return pos == 0 ? 0.0 : from(Phase::Forward, pos - 1);
-        case Phase::Backward: return pos == positions - 1 ? from(Phase::Forward, pos) : from(Phase::Backward, pos + 1);
+        case Phase::Backward: return pos == last ? from(Phase::Forward, pos) : from(Phase::Backward, pos + 1);
         case Phase::WeightGrad: return from(Phase::Backward, pos);
         }
         return -1.0;
     };
     auto duration = [&](int s, const Op& op) {
-        const StageTimes& t = in.times[s][op.chunk];
-        return op.phase == Phase::Forward ? t.forward : op.phase == Phase::Backward ? t.backward : t.weightGrad;
+        const StageTimes& t = in.times[std::size_t(s)][std::size_t(op.chunk)];
+        switch (op.phase) {
+        case Phase::Forward: return t.forward;
+        case Phase::Backward: return t.backward + (op.withWeightGrad ? t.weightGrad : 0.0);
+        case Phase::WeightGrad: return t.weightGrad;
+        }
+        return 0.0;
+    };
+    // F&B: each half's communication hides behind the other half's compute (closedform.h).
+    auto pairDuration = [&](int s, const Op& f, const Op& b) {
+        const StageTimes& tf = in.times[std::size_t(s)][std::size_t(f.chunk)];
+        const StageTimes& tb = in.times[std::size_t(s)][std::size_t(b.chunk)];
+        return pairSeconds(tf.forward, tf.forwardComm, duration(s, b), tb.backwardComm);
     };
 
     // Each stage advances as far as its inputs allow; sweep until nothing moves.
     // Start times depend only on the data, not on the sweep order.
-    std::vector<std::vector<PipelineEvent>> timeline(p);
-    std::vector<std::size_t> next(p, 0);
-    std::vector<double> freeAt(p, 0.0);
+    std::vector<std::vector<PipelineEvent>> timeline(static_cast<std::size_t>(p));
+    std::vector<std::size_t> next(std::size_t(p), 0);
+    std::vector<double> freeAt(std::size_t(p), 0.0);
     for (bool moved = true; moved;) {
         moved = false;
         for (int s = 0; s < p; ++s) {
-            while (next[s] < orders[s].size()) {
-                const Op& op = orders[s][next[s]];
-                const double inputAt = ready(s, op);
+            const auto& order = orders[std::size_t(s)];
+            while (next[std::size_t(s)] < order.size()) {
+                const Step& step = order[next[std::size_t(s)]];
+                double inputAt = ready(s, step.op);
+                if (step.paired) inputAt = std::min(inputAt, ready(s, step.with)) < 0 ? -1.0 : std::max(inputAt, ready(s, step.with));
                 if (inputAt < 0) break;
-                const double start = std::max(freeAt[s], inputAt), end = start + duration(s, op);
-                endOf(op.phase, s, op.chunk, op.microBatch) = end;
-                timeline[s].push_back({s, op.microBatch, op.chunk, op.phase, start, end});
-                freeAt[s] = end;
-                ++next[s];
+                const double start = std::max(freeAt[std::size_t(s)], inputAt);
+                const double end = start + (step.paired ? pairDuration(s, step.op, step.with) : duration(s, step.op));
+                for (const Op* op : {&step.op, &step.with}) {
+                    if (op == &step.with && !step.paired) break;
+                    endOf(op->phase, s, op->chunk, op->microBatch) = end;
+                    if (op->withWeightGrad) endOf(Phase::WeightGrad, s, op->chunk, op->microBatch) = end;
+                    timeline[std::size_t(s)].push_back(
+                        {s, op->microBatch, op->chunk, op->phase, start, end, op->withWeightGrad, step.paired});
+                }
+                freeAt[std::size_t(s)] = end;
+                ++next[std::size_t(s)];
                 moved = true;
             }
         }
     }
     for (int s = 0; s < p; ++s)
-        if (next[s] < orders[s].size())  // a schedule-construction bug, not a user error
+        if (next[std::size_t(s)] < orders[std::size_t(s)].size())  // a schedule-construction bug, not a user error
             throw std::logic_error("simulatePipeline: " + in.schedule + " deadlocked on stage " + str(s));
 
     PipelineResult r;
-    r.busy.assign(p, 0.0);
-    r.peakInFlight.assign(p, 0);
-    r.peakInFlightPerChunk.assign(p, std::vector<int>(v, 0));
+    r.busy.assign(std::size_t(p), 0.0);
+    r.peakInFlight.assign(std::size_t(p), 0);
+    r.peakInFlightPerChunk.assign(std::size_t(p), std::vector<int>(std::size_t(v), 0));
+    r.peakWaitingWeightGrads.assign(std::size_t(p), 0);
+    r.memory.resize(std::size_t(p));
+    const bool bytes = !in.keptBytes.empty();
+    if (bytes) r.peakBytes.assign(std::size_t(p), 0.0);
     double sumBusy = 0;
     for (int s = 0; s < p; ++s) {
-        std::vector<int> held(v, 0);
-        int total = 0;
-        for (const PipelineEvent& e : timeline[s]) {
-            r.busy[s] += e.end - e.start;
+        std::vector<int> held(std::size_t(v), 0);
+        int total = 0, waiting = 0;
+        double heldBytes = 0, waitingBytes = 0;
+        auto kept = [&](int c) { return bytes ? in.keptBytes[std::size_t(s)][std::size_t(c)] : 0.0; };
+        auto stash = [&](int c) { return bytes && !in.weightGradBytes.empty() ? in.weightGradBytes[std::size_t(s)][std::size_t(c)] : 0.0; };
+        auto& points = r.memory[std::size_t(s)];
+        auto note = [&](double t) {
+            points.push_back({t, total, waiting});
+            if (bytes) r.peakBytes[std::size_t(s)] = std::max(r.peakBytes[std::size_t(s)], heldBytes + waitingBytes);
+        };
+        // The stage is sequential, so walking its events in order is walking time: a
+        // forward holds from its start, a backward releases at its end (a split one
+        // leaves its weight gradient's inputs waiting), a weight gradient releases those.
+        for (std::size_t i = 0; i < timeline[std::size_t(s)].size(); ++i) {
+            const PipelineEvent& e = timeline[std::size_t(s)][i];
+            if (!(e.paired && e.phase != Phase::Forward)) r.busy[std::size_t(s)] += e.end - e.start;
             r.makespan = std::max(r.makespan, e.end);
-            // The stage is sequential, so counting in its order is counting in time.
             if (e.phase == Phase::Forward) {
-                ++held[e.chunk];
-                if (++total > r.peakInFlight[s]) {
-                    r.peakInFlight[s] = total;
-                    r.peakInFlightPerChunk[s] = held;
+                ++held[std::size_t(e.chunk)], heldBytes += kept(e.chunk);
+                if (++total > r.peakInFlight[std::size_t(s)]) {
+                    r.peakInFlight[std::size_t(s)] = total;
+                    r.peakInFlightPerChunk[std::size_t(s)] = held;
                 }
+                note(e.start);
             } else if (e.phase == Phase::Backward) {
-                --held[e.chunk];
-                --total;
+                --held[std::size_t(e.chunk)], --total, heldBytes -= kept(e.chunk);
+                if (!e.withWeightGrad) {  // split: its weight gradient waits (for a W box, maybe of no length)
+                    ++waiting, waitingBytes += stash(e.chunk);
+                    r.peakWaitingWeightGrads[std::size_t(s)] = std::max(r.peakWaitingWeightGrads[std::size_t(s)], waiting);
+                }
+                note(e.end);
+            } else {
+                if (waiting > 0) --waiting, waitingBytes -= stash(e.chunk);
+                note(e.end);
             }
         }
-        sumBusy += r.busy[s];
-        r.events.insert(r.events.end(), timeline[s].begin(), timeline[s].end());
+        sumBusy += r.busy[std::size_t(s)];
+        r.events.insert(r.events.end(), timeline[std::size_t(s)].begin(), timeline[std::size_t(s)].end());
     }
     r.bubbleFraction = r.makespan > 0 ? 1.0 - sumBusy / (p * r.makespan) : 0.0;
     return r;
@@ -212,6 +266,7 @@ double closedFormMakespan(const PipelineInput& in) {
     const Kind kind = validate(in);
     const int p = in.stages;
     const double m = in.microBatches, v = in.chunks;
+    const PipelineShape shape{scheduleOf(kind), p, in.chunks, in.microBatches};
     // Per stage, summed over chunks: forward, input-gradient backward, weight gradient.
     std::vector<double> f(p, 0.0), b(p, 0.0), w(p, 0.0);
     for (int s = 0; s < p; ++s)
@@ -220,14 +275,28 @@ double closedFormMakespan(const PipelineInput& in) {
             b[s] += t.backward;
             w[s] += t.weightGrad;
         }
-    double sumF = 0, maxF = 0, sumFB = 0, maxFB = 0, maxFBW = 0;
+    double sumF = 0, maxF = 0, sumFB = 0, maxFB = 0, maxFBW = 0, maxY = 0, minFill = -1;
     for (int s = 0; s < p; ++s) {
         sumF += f[s];
         maxF = std::max(maxF, f[s]);
         sumFB += f[s] + b[s];
         maxFB = std::max(maxFB, f[s] + b[s]);
         maxFBW = std::max(maxFBW, f[s] + b[s] + w[s]);
+        maxY = std::max({maxY, f[s] + b[s] - std::min(b[s], w[s]), b[s]});
+        minFill = minFill < 0 ? std::min(b[s], w[s]) : std::min(minFill, std::min(b[s], w[s]));
     }
+    if (kind == Kind::ZbH1) return pipelineMakespanZbH1(shape, {maxFBW, maxY, maxFB, minFill});
+    if (kind == Kind::DualPipe || kind == Kind::DualPipeV) {
+        std::vector<SplitStage> devices(static_cast<std::size_t>(p));
+        for (int s = 0; s < p; ++s)
+            for (const StageTimes& t : in.times[std::size_t(s)]) {
+                SplitStage& d = devices[std::size_t(s)];
+                d.f += t.forward / 2, d.b += t.backward / 2, d.w += t.weightGrad / 2;
+                d.fComm += t.forwardComm / 2, d.bComm += t.backwardComm / 2;
+            }
+        return pipelineMakespanDual(shape, devices.data(), p);
+    }
+    if (kind == Kind::Zbv) return simulatePipeline(in).makespan;  // no closed form (schedule.h)
     // The drain, as a longest path: the first micro-batch's gradient comes down to
     // the slowest stage b, which then works through the other m-1 (each costing its
     // whole per-micro-batch time `load`), and the last one's gradient comes down to
@@ -249,9 +318,6 @@ double closedFormMakespan(const PipelineInput& in) {
     if (sumW == 0) {  // no split weight gradient: exactly the cost model's form (closedform.h)
         double sumB = 0, maxB = 0;
         for (double x : b) sumB += x, maxB = std::max(maxB, x);
-        const PipelineShape shape{kind == Kind::Gpipe ? Schedule::GPipe : kind == Kind::OneFOneB ? Schedule::OneFOneB
-                                                                                                : Schedule::Interleaved,
-                                  p, in.chunks, in.microBatches};
         return pipelineMakespan(shape, sumFB, maxFB, sumF, maxF, sumB, maxB);
     }
     switch (kind) {
@@ -260,17 +326,15 @@ double closedFormMakespan(const PipelineInput& in) {
     case Kind::OneFOneB:  // exact when the last stage is the slowest, else an upper bound
         return sumF + drain([&](int s) { return f[s] + b[s] + w[s]; });
     case Kind::Interleaved: return m * maxFBW + (sumFB - maxFB) / v;
+    default: return 0;  // (handled above)
     }
-    return 0;
 }
 
 // The in-flight counts are closedform.h's, the ones the cost model uses, so the
 // simulation tests exactly what the search relies on.
 std::vector<std::vector<int>> closedFormInFlightPerChunk(const PipelineInput& in) {
     const Kind kind = validate(in);
-    const PipelineShape shape{kind == Kind::Gpipe ? Schedule::GPipe : kind == Kind::OneFOneB ? Schedule::OneFOneB
-                                                                                            : Schedule::Interleaved,
-                              in.stages, in.chunks, in.microBatches};
+    const PipelineShape shape{scheduleOf(kind), in.stages, in.chunks, in.microBatches};
     std::vector<std::vector<int>> perChunk(in.stages, std::vector<int>(in.chunks, 0));
     for (int s = 0; s < in.stages; ++s)
         for (int c = 0; c < in.chunks; ++c) perChunk[s][c] = int(inFlightChunkForwards(shape, s, c));

@@ -69,35 +69,58 @@ struct PipelineEvent {
     Phase phase = Phase::Forward;
     double start = 0;  // seconds from the step's start
     double end = 0;
+    bool withWeightGrad = false;  // a backward box that holds its weight gradient too
+    bool paired = false;          // one half of an overlapped F&B pair (both halves share start and end)
 };
 
 struct StageTimes {  // one micro-batch through one chunk on one stage, seconds
     double forward = 0;
     double backward = 0;
     double weightGrad = 0;  // 0: the backward includes the weight gradient
+    // The communication inside forward and backward (included in them) that an
+    // overlapped F&B pair hides behind the other half's compute (DualPipe).
+    double forwardComm = 0, backwardComm = 0;
 };
 
 struct PipelineInput {
-    std::string schedule;  // "gpipe" | "1f1b" | "interleaved"
+    std::string schedule;  // kScheduleNames
     int stages = 1;        // p
-    int chunks = 1;        // v: virtual chunks per stage; interleaved only, else 1
+    int chunks = 1;        // v: interleaved any; zbv, dualpipev 2 (the V); dualpipe 2 (the directions); else 1
     int microBatches = 1;  // m
     std::vector<std::vector<StageTimes>> times;  // [stage][chunk]
     double p2pSeconds = 0;  // activation/gradient hop between different stages
+    // Optional, [stage][chunk]: bytes a chunk-forward keeps until its input gradient,
+    // and what a deferred weight gradient keeps from then until it runs. Given, the
+    // result carries each stage's peak of their sum over time.
+    std::vector<std::vector<double>> keptBytes, weightGradBytes;
+};
+
+// The schedules simulatePipeline runs, as exec.pp_schedule spells them.
+inline constexpr const char* kScheduleNames[] = {"gpipe", "1f1b", "interleaved", "zb-h1",
+                                                  "zbv",   "dualpipe", "dualpipev"};
+
+// One stage's memory at one moment: chunk-forwards held and weight gradients waiting.
+struct MemoryPoint {
+    double time = 0;
+    int held = 0, waitingWeightGrads = 0;
 };
 
 struct PipelineResult {
     std::vector<PipelineEvent> events;  // stage by stage, each stage's in start order
     double makespan = 0;                // end of the last event
-    std::vector<double> busy;           // per stage: sum of event durations
+    std::vector<double> busy;           // per stage: time it computes (a pair counts once)
     double bubbleFraction = 0;          // 1 - Σ busy / (stages · makespan)
     std::vector<int> peakInFlight;      // per stage: most chunk-forwards held at once
     std::vector<std::vector<int>> peakInFlightPerChunk;  // [stage][chunk] when that peak is first reached
+    std::vector<int> peakWaitingWeightGrads;  // per stage: most deferred weight gradients at once
+    std::vector<std::vector<MemoryPoint>> memory;  // per stage, after each change
+    std::vector<double> peakBytes;  // per stage, with keptBytes given: max over time of held + waiting bytes
 };
 
-// All four throw SpecError naming the field when the input cannot be run:
-// an unknown schedule, counts below 1, chunks != 1 outside interleaved,
-// m % p != 0 for interleaved, times of the wrong shape, negative or non-finite times.
+// All four throw SpecError naming the field when the input cannot be run: an
+// unknown schedule, counts below 1, a chunk count the schedule does not take,
+// micro-batch counts it cannot split, times of the wrong shape, negative or
+// non-finite times.
 PipelineResult simulatePipeline(const PipelineInput& input);
 double closedFormMakespan(const PipelineInput& input);
 std::vector<int> closedFormInFlight(const PipelineInput& input);                      // per stage

@@ -19,7 +19,7 @@ std::string row(std::size_t rank, const Candidate& c) {
                   rank, (long long)c.dp, (long long)c.tp, (long long)c.pp, (long long)c.vpp, (long long)c.cp, (long long)c.ep,
                   (long long)c.mbs, (long long)c.mbn, c.sp ? "yes" : "no",
                   c.fsdp ? "fsdp" : c.gradSharded ? "zero2" : c.optimizerSharded ? "zero1" : "none",
-                  recomputeName(c.recompute).c_str(), scheduleName(c.schedule).c_str(), gibNumber(c.peakMemory).c_str(),
+                  recomputeName(c.recompute).c_str(), scheduleName(c.schedule), gibNumber(c.peakMemory).c_str(),
                   formatSeconds(c.stepSeconds).c_str(), withThousands(std::llround(c.tokensPerSecond)).c_str());
     std::string out = buffer;
     if (c.plan && !c.plan->partition.empty())  // a planned candidate: its own layers per stage

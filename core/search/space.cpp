@@ -15,10 +15,6 @@ std::string recomputeName(RecomputeMode mode) {
     return "none";
 }
 
-std::string scheduleName(Schedule schedule) {
-    return schedule == Schedule::Interleaved ? "interleaved" : schedule == Schedule::GPipe ? "gpipe" : "1f1b";
-}
-
 std::vector<std::size_t> SearchSpace::radix() const {
     return {tp.size(), pp.size(), cp.size(), vpp.size(), ep.size(), mbs.size(), sp.size(),
             optimizerSharded.size(), gradSharded.size(), fsdp.size(), recompute.size(), schedule.size(),
@@ -211,12 +207,11 @@ SearchSetup searchSetup(const Scenario& scenario) {
         d.add(s.markOf(key), key, "the search chooses the recompute (search.space.recompute) and writes it as `recompute`; "
                                   "remove the per-stage form");
     }
-    auto schedule = [](const std::string& name) {
-        return name == "interleaved" ? Schedule::Interleaved : name == "gpipe" ? Schedule::GPipe : Schedule::OneFOneB;
-    };
+    auto schedule = [](const std::string& name) { return scheduleNamed(name); };
     if (const SearchAxis* a = axis(search, "pp_schedule")) {
         varied.emplace_back("pp_schedule");
-        if (!a->values) sp.schedule = {Schedule::OneFOneB, Schedule::Interleaved, Schedule::GPipe};
+        if (!a->values)
+            for (std::string_view name : kPipelineSchedules) sp.schedule.push_back(scheduleNamed(name));
         else
             for (const SearchValue& v : *a->values) sp.schedule.push_back(schedule(std::get<std::string>(v)));
     } else {

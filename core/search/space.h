@@ -65,6 +65,5 @@ struct SearchSetup {
 SearchSetup searchSetup(const Scenario& scenario);
 
 std::string recomputeName(RecomputeMode mode);
-std::string scheduleName(Schedule schedule);
 
 }  // namespace tessera::core

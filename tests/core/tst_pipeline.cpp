@@ -20,7 +20,7 @@ namespace {
 // (powers of two, so the split is exact in binary).
 PipelineInput equalInput(const QString& schedule, int p, int v, int m, double f = 1, double b = 2, double w = 0,
                          double p2p = 0) {
-    PipelineInput in{schedule.toStdString(), p, v, m, {}, p2p};
+    PipelineInput in{schedule.toStdString(), p, v, m, {}, p2p, {}, {}};
     in.times.assign(p, std::vector<StageTimes>(v, StageTimes{f / v, b / v, w / v}));
     return in;
 }
@@ -268,10 +268,10 @@ private slots:
         QTest::addColumn<QString>("what");
         QTest::addColumn<QString>("message");
         QTest::newRow("interleaved m % p") << "m" << "the interleaved schedule needs a multiple of stages (4), got 6";
-        QTest::newRow("unknown schedule") << "schedule" << "expected gpipe, 1f1b or interleaved, got 'zb-v'";
+        QTest::newRow("unknown schedule") << "schedule" << "expected one of gpipe, 1f1b, interleaved, zb-h1, zbv, dualpipe, dualpipev; got 'zb-v'";
         QTest::newRow("too few stage rows") << "rows" << "pipeline.times: expected one row per stage (4), got 3";
         QTest::newRow("too few chunks") << "chunks" << "pipeline.times[2]: expected one entry per chunk (2), got 1";
-        QTest::newRow("chunks on 1f1b") << "1f1b" << "pipeline.chunks: only the interleaved schedule has virtual chunks";
+        QTest::newRow("chunks on 1f1b") << "1f1b" << "pipeline.chunks: only the interleaved, V and dual schedules have more than one chunk";
         QTest::newRow("no micro-batches") << "m0" << "pipeline.microBatches: must be at least 1, got 0";
         QTest::newRow("negative time") << "negative" << "pipeline.times[1][0]: durations must be finite and non-negative";
         QTest::newRow("NaN p2p") << "p2p" << "pipeline.p2pSeconds: must be finite and non-negative";

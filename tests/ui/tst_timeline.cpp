@@ -30,7 +30,7 @@ const QSizeF kViewport(1000, 400);
 // chunks; `slowLast` makes the last stage 1.5x slower (a straggler: bubbles inside
 // the steady state too).
 core::PipelineResult simulate(const QString& schedule, int p, int m, int v, double w = 0, bool slowLast = false) {
-    core::PipelineInput in{schedule.toStdString(), p, v, m, {}, 0};
+    core::PipelineInput in{schedule.toStdString(), p, v, m, {}, 0, {}, {}};
     for (int s = 0; s < p; ++s) {
         const double k = slowLast && s == p - 1 ? 1.5 : 1.0;
         in.times.emplace_back(std::size_t(v), core::StageTimes{k / v, 2 * k / v, k * w / v});

@@ -1,0 +1,194 @@
+#include "pipeline/orders.h"
+
+#include <algorithm>
+#include <deque>
+
+namespace tessera::core::pipeline_detail {
+
+Layout layoutOf(Kind kind) {
+    switch (kind) {
+    case Kind::Interleaved: return Layout::Interleaved;
+    case Kind::Zbv:
+    case Kind::DualPipeV: return Layout::V;
+    case Kind::DualPipe: return Layout::Dual;
+    default: return Layout::Linear;
+    }
+}
+
+namespace {
+
+// One stage's order as it is built: forwards and backwards of each chunk walk the
+// micro-batches in order; deferred weight gradients wait in a queue, oldest first
+// (DualPipe's WeightGradStore, the ZB schedules' W).
+struct Builder {
+    const PipelineInput& in;
+    int stage;
+    std::vector<Step>& out;
+    std::vector<int> nextF, nextB;
+    std::deque<Op> waiting;
+
+    Builder(const PipelineInput& input, int s, std::vector<Step>& order)
+        : in(input), stage(s), out(order), nextF(std::size_t(input.chunks), 0), nextB(std::size_t(input.chunks), 0) {}
+
+    Op forwardOp(int chunk) { return {nextF[std::size_t(chunk)]++, chunk, Phase::Forward, false}; }
+    // split: the weight gradient waits for a W turn; else it runs inside the backward.
+    Op backwardOp(int chunk, bool split) {
+        const Op op{nextB[std::size_t(chunk)]++, chunk, Phase::Backward, !split};
+        if (split) waiting.push_back({op.microBatch, chunk, Phase::WeightGrad, false});
+        return op;
+    }
+    void forward(int chunk) { out.push_back({forwardOp(chunk), {}, false}); }
+    void backward(int chunk, bool split) { out.push_back({backwardOp(chunk, split), {}, false}); }
+    void pair(int forwardChunk, int backwardChunk) {
+        const Op f = forwardOp(forwardChunk);
+        out.push_back({f, backwardOp(backwardChunk, false), true});
+    }
+    void weight() {
+        out.push_back({waiting.front(), {}, false});
+        waiting.pop_front();
+    }
+};
+
+// gpipe, 1f1b and interleaved, as Megatron-LM issues them; a split weight gradient
+// runs right behind its input gradient.
+void megatronOrder(Kind kind, const PipelineInput& in, int s, std::vector<Step>& order) {
+    const int p = in.stages, v = in.chunks, m = in.microBatches;
+    auto backward = [&](int mb, int c) {
+        const bool split = in.times[std::size_t(s)][std::size_t(c)].weightGrad > 0;
+        order.push_back({{mb, c, Phase::Backward, !split}, {}, false});
+        if (split) order.push_back({{mb, c, Phase::WeightGrad, false}, {}, false});
+    };
+    if (kind == Kind::Gpipe) {
+        for (int mb = 0; mb < m; ++mb) order.push_back({{mb, 0, Phase::Forward, false}, {}, false});
+        for (int mb = m - 1; mb >= 0; --mb) backward(mb, 0);
+        return;
+    }
+    // Megatron's schedule table with group size p: the k-th chunk-forward's (micro-batch, chunk).
+    auto forwardAt = [&](int k) {
+        const int group = k / (p * v), inGroup = k % (p * v);
+        return Op{group * p + inGroup % p, inGroup / p, Phase::Forward, false};
+    };
+    const int total = m * v;
+    const int w = kind == Kind::OneFOneB ? std::min(p - s - 1, m) : std::min(2 * (p - s - 1) + (v - 1) * p, total);
+    auto backwardAt = [&](int k) {
+        const Op f = forwardAt(k);
+        backward(f.microBatch, v - 1 - f.chunk);
+    };
+    for (int k = 0; k < w; ++k) order.push_back({forwardAt(k), {}, false});
+    for (int k = 0; k < total - w; ++k) {
+        order.push_back({forwardAt(w + k), {}, false});
+        backwardAt(k);
+    }
+    for (int k = total - w; k < total; ++k) backwardAt(k);
+}
+
+// ZB-H1 (Qi et al. 2023 §3.1, Figure 3 top): 1F1B's warm-up (p - s - 1 forwards, so
+// no more in flight than 1F1B) and 1F1B's forwards and input gradients, with stage s
+// holding back its first s weight gradients: the later a stage, the more input
+// gradients it passes upstream before it stops for a weight gradient, so the drain
+// is waiting on input gradients alone and the held-back weight gradients fill it.
+// Equal stages then idle (p - 1)(F + B - W) (B the input gradient, W <= B; the
+// paper's table), against (p - 1)(F + B + W) for 1F1B with the backward whole.
+void zeroBubbleH1Order(const PipelineInput& in, int s, std::vector<Step>& order) {
+    const int p = in.stages, m = in.microBatches;
+    Builder b(in, s, order);
+    const int w = std::min(p - s - 1, m);
+    for (int k = 0; k < w; ++k) b.forward(0);
+    for (int k = 0; k < m - w; ++k) {
+        b.forward(0);
+        b.backward(0, true);
+        if (int(b.waiting.size()) > s) b.weight();
+    }
+    for (int k = m - w; k < m; ++k) {
+        b.backward(0, true);
+        if (int(b.waiting.size()) > std::max(0, s - (k - (m - w)) - 1)) b.weight();
+    }
+    while (!b.waiting.empty()) b.weight();
+}
+
+// ZB-V (Qi et al. 2023 §6, Figure 8): two chunks per stage in a V, chunk 0 down the
+// stages and chunk 1 back up, so stage 0 runs the first and the last chunk. The
+// order is PyTorch's ScheduleZBVZeroBubble (torch/distributed/pipelining/schedules.py):
+// 2(p-s)-1 forwards of chunk 0, s pairs of (chunk 1, chunk 0) forwards, p-s rounds of
+// chunk 1's F, B, W, then the steady F0 B0 W0 F1 B1 W1, and a drain that fills the
+// wait for input gradients with deferred weight gradients.
+void zbvOrder(const PipelineInput& in, int s, std::vector<Step>& order) {
+    const int p = in.stages, m = in.microBatches;
+    Builder b(in, s, order);
+    for (int k = 0; k < 2 * (p - s) - 1; ++k) b.forward(0);
+    for (int k = 0; k < s; ++k) b.forward(1), b.forward(0);
+    for (int k = 0; k < p - s; ++k) b.forward(1), b.backward(1, true), b.weight();
+    while (b.nextF[1] < b.nextF[0] || b.nextF[0] < m) {
+        if (b.nextF[0] < m) b.forward(0);
+        b.backward(0, true), b.weight();
+        b.forward(1), b.backward(1, true), b.weight();
+    }
+    // Drain: chunk 1's weight gradients wait behind chunk 0's input gradients.
+    for (int k = 0; k < s; ++k) {
+        b.backward(0, true);
+        b.backward(1, true);
+    }
+    for (int k = 0; k < p - s; ++k) {
+        b.backward(0, true);
+        // the oldest waiting chunk-1 weight gradient, if any, else the oldest
+        auto it = std::find_if(b.waiting.begin(), b.waiting.end(), [](const Op& op) { return op.chunk == 1; });
+        if (it == b.waiting.end()) it = b.waiting.begin();
+        order.push_back({*it, {}, false});
+        b.waiting.erase(it);
+    }
+    std::stable_partition(b.waiting.begin(), b.waiting.end(), [](const Op& op) { return op.chunk == 1; });
+    while (!b.waiting.empty()) b.weight();
+}
+
+// DualPipe and DualPipeV, step for step as deepseek-ai/DualPipe issues them
+// (dualpipe/dualpipe.py and dualpipev.py, DualPipe.step). `phase 0` is the chunk in
+// which this stage sits in the first half of its pipeline, `phase 1` the other;
+// R stages per half, r this stage's place in its half, M micro-batches per phase.
+// Pairs are F&B: one phase's forward beside the other's full backward.
+void dualOrder(Kind kind, const PipelineInput& in, int s, std::vector<Step>& order) {
+    const int p = in.stages;
+    const bool v = kind == Kind::DualPipeV;
+    const int R = v ? p : p / 2, r = v ? s : std::min(s, p - 1 - s), M = v ? in.microBatches : in.microBatches / 2;
+    const int ph0 = v || s < p / 2 ? 0 : 1, ph1 = 1 - ph0;
+    const bool middle = r == R - 1;
+    Builder b(in, s, order);
+    for (int i = 0; i < 2 * (R - r - 1); ++i) b.forward(ph0);                    // 1: nF0
+    for (int i = 0; i < r + 1; ++i) b.forward(ph0), b.forward(ph1);               // 2: nF0F1
+    for (int i = 0; i < R - r - 1; ++i) b.backward(ph1, true), b.weight(), b.forward(ph1);  // 3: nB1W1F1
+    for (int i = 0; i < M - 2 * R + r + 1; ++i) {                                 // 4: nF0B1F1B0
+        if (i == 0 && middle) b.forward(ph0), b.backward(ph1, false);  // not overlapped, to shorten the bubble
+        else b.pair(ph0, ph1);
+        b.pair(ph1, ph0);
+    }
+    for (int i = 0; i < R - r - 1; ++i) b.backward(ph1, false), b.pair(ph1, ph0);  // 5: nB1F1B0
+    bool split = false;                                                          // 6: nB1B0
+    for (int i = 0; i < r + 1; ++i) {
+        if (i == (r + 1) / 2 && r % 2 == 1) split = true;
+        b.backward(ph1, split);
+        if (i == (r + 1) / 2 && r % 2 == 0) split = true;
+        b.backward(ph0, split);
+    }
+    for (int i = 0; i < R - r - 1; ++i) b.weight(), b.backward(ph0, true);      // 7: nWB0
+    while (!b.waiting.empty()) b.weight();                                       // 8: nW
+}
+
+}  // namespace
+
+std::vector<std::vector<Step>> stageOrders(Kind kind, const PipelineInput& in) {
+    std::vector<std::vector<Step>> orders(std::size_t(in.stages));
+    for (int s = 0; s < in.stages; ++s) {
+        auto& order = orders[std::size_t(s)];
+        switch (kind) {
+        case Kind::Gpipe:
+        case Kind::OneFOneB:
+        case Kind::Interleaved: megatronOrder(kind, in, s, order); break;
+        case Kind::ZbH1: zeroBubbleH1Order(in, s, order); break;
+        case Kind::Zbv: zbvOrder(in, s, order); break;
+        case Kind::DualPipe:
+        case Kind::DualPipeV: dualOrder(kind, in, s, order); break;
+        }
+    }
+    return orders;
+}
+
+}  // namespace tessera::core::pipeline_detail

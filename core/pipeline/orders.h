@@ -1,0 +1,40 @@
+#pragma once
+// The order in which each stage runs its work, per schedule (schedule.h says where
+// each order comes from). Internal to core/pipeline: the simulation walks these
+// orders, the tests read them through simulatePipeline's events.
+#include <vector>
+
+#include "pipeline/schedule.h"
+
+namespace tessera::core::pipeline_detail {
+
+enum class Kind { Gpipe, OneFOneB, Interleaved, ZbH1, Zbv, DualPipe, DualPipeV };
+
+// How a micro-batch walks the (stage, chunk) slots:
+//   Linear       stage 0, 1, .., p-1 (one chunk)
+//   Interleaved  chunk 0 of stages 0..p-1, then chunk 1 of stages 0..p-1, ...
+//   V            chunk 0 down stages 0..p-1, then chunk 1 back up p-1..0
+//   Dual         two pipelines on the same stages: chunk 0 runs 0..p-1, chunk 1
+//                runs p-1..0 (DualPipe's two directions), each with its own m/2
+//                micro-batches
+enum class Layout { Linear, Interleaved, V, Dual };
+Layout layoutOf(Kind kind);
+
+struct Op {
+    int microBatch = 0;
+    int chunk = 0;
+    Phase phase = Phase::Forward;
+    bool withWeightGrad = false;  // a backward that runs its weight gradient inside (one box)
+};
+
+// One turn of a stage: an op, or two run as one overlapped pair (DualPipe's F&B:
+// one micro-batch's forward beside another's backward).
+struct Step {
+    Op op;
+    Op with;
+    bool paired = false;
+};
+
+std::vector<std::vector<Step>> stageOrders(Kind kind, const PipelineInput& in);
+
+}  // namespace tessera::core::pipeline_detail
