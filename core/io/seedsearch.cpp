@@ -364,8 +364,10 @@ void SeedReader::readPipeline(const Value& pc) {
         std::string name = isText(s) ? lower(s->asString()) : "";
         const Value* vpp = present(pc, "pp_interleave_num");
         if (name == "1f1b" && isInt(vpp) && vpp->asInt() > 1) name = "interleaved";  // 1F1B over chunks
-        if (std::find(std::begin(kPipelineSchedules), std::end(kPipelineSchedules), name) == std::end(kPipelineSchedules))
-            refuse(*s, "pp_config.pipeline_schedule", "expected one of " + choicesText(kPipelineSchedules) + ", got " + s->describe());
+        // The seed's own spellings (Tessera's zb-h1 and dualpipe are not among them).
+        static constexpr std::string_view seedSchedules[] = {"1f1b", "interleaved", "gpipe"};
+        if (std::find(std::begin(seedSchedules), std::end(seedSchedules), name) == std::end(seedSchedules))
+            refuse(*s, "pp_config.pipeline_schedule", "expected one of " + choicesText(seedSchedules) + ", got " + s->describe());
         else m_exec.set("pp_schedule", Value::string(name, s->mark()), s->mark());
     }
     refuseUnknownKeys(pc, {"pp_degree", "stage_partition_mode", "stage_partition", "layer_offset_range", "layer_recompute_layers",

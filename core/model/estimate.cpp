@@ -9,6 +9,7 @@
 #include "model/layercost.h"
 #include "model/stagebody.h"
 #include "pipeline/closedform.h"
+#include "pipeline/schedule.h"
 
 namespace tessera::core {
 
@@ -29,6 +30,94 @@ bool sameLayers(const detail::StageContext& ctx, std::int64_t stage) {
     return true;
 }
 
+// A stage as DualPipe pairs it: what it holds apart from activations, its saved
+// activations per micro-batch, and its times.
+struct DualSlot {
+    StageMemory memory;
+    double kept = 0, weightGradKept = 0, params = 0;
+    std::int64_t layers = 0;
+    StageTime time;
+};
+
+StageTimes simulatorTimes(const StageTime& t) {
+    return {t.forward, t.backward + t.recompute, t.weightGrad, t.forwardComm, t.backwardComm};
+}
+
+// DualPipe (deepseek-ai/DualPipe): device r runs stage r for one direction and stage
+// p-1-r for the other, holding both stages' parameters. The schedule has no exact
+// closed form once forward, input gradient and weight gradient differ
+// (closedform.h pipelineMakespanDual), so it is priced by its simulation, which
+// also gives each device's activation peak over time.
+Summary evaluateDual(const CostInput& in, const std::vector<DualSlot>& slots, Estimate* detail) {
+    const Strategy& st = in.strategy;
+    const int p = int(st.pp), m = int(st.mbn);
+    PipelineInput pipe;
+    pipe.schedule = "dualpipe", pipe.stages = p, pipe.chunks = 2, pipe.microBatches = m;
+    pipe.times.resize(std::size_t(p));
+    pipe.keptBytes.resize(std::size_t(p));
+    pipe.weightGradBytes.resize(std::size_t(p));
+    for (int r = 0; r < p; ++r) {
+        const DualSlot &own = slots[std::size_t(r)], &mirror = slots[std::size_t(p - 1 - r)];
+        pipe.times[std::size_t(r)] = {simulatorTimes(own.time), simulatorTimes(mirror.time)};
+        pipe.keptBytes[std::size_t(r)] = {own.kept, mirror.kept};
+        pipe.weightGradBytes[std::size_t(r)] = {own.weightGradKept, mirror.weightGradKept};
+    }
+    const PipelineResult run = simulatePipeline(pipe);
+    Summary summary;
+    double tail = 0, tailDp = 0, tailOptimizer = 0, maxBusy = -1;
+    int straggler = 0;
+    for (int r = 0; r < p; ++r) {
+        const DualSlot &own = slots[std::size_t(r)], &mirror = slots[std::size_t(p - 1 - r)];
+        StageMemory mem = own.memory;
+        mem.parameters += mirror.memory.parameters, mem.gradients += mirror.memory.gradients;
+        mem.optimizerStates += mirror.memory.optimizerStates, mem.mainParameters += mirror.memory.mainParameters;
+        mem.buffers = std::max(mem.buffers, mirror.memory.buffers);
+        mem.working = std::max(mem.working, mirror.memory.working);
+        mem.activations = detail::wholeBytes(run.peakBytes[std::size_t(r)]);
+        const Bytes total = mem.total();
+        if (total > summary.peakMemory || r == 0) {
+            summary.peakMemory = total;
+            if (detail) detail->peakStage = r;
+        }
+        // Both stages' gradients are reduced and stepped on this device.
+        const double dpExposed = own.time.dpExposed + mirror.time.dpExposed, optimizer = own.time.optimizer + mirror.time.optimizer;
+        if (dpExposed + optimizer > tail) tail = dpExposed + optimizer, tailDp = dpExposed, tailOptimizer = optimizer;
+        if (run.busy[std::size_t(r)] > maxBusy) maxBusy = run.busy[std::size_t(r)], straggler = r;
+        if (detail) {
+            StageEstimate& out = detail->stages.emplace_back();
+            out.stage = r;
+            out.layers = own.layers + mirror.layers;
+            out.inFlightPerChunk = {std::int64_t(run.peakInFlightPerChunk[std::size_t(r)][0]),
+                                    std::int64_t(run.peakInFlightPerChunk[std::size_t(r)][1])};
+            out.inFlightMicroBatches = run.peakInFlight[std::size_t(r)];
+            out.parameters = own.params + mirror.params;
+            out.memory = mem;
+            out.time = own.time;
+            out.hasMirror = true;
+            out.mirror = mirror.time;
+        }
+    }
+    summary.stepSeconds = run.makespan + tail;
+    summary.fits = summary.peakMemory <= in.run.memoryBudget && summary.peakMemory < detail::kMaxCountedBytes;
+    if (detail) {
+        // The straggler's work: every micro-batch once in each chunk's direction; what
+        // the F&B pairs saved against running both halves apart is hidden communication.
+        const DualSlot &own = slots[std::size_t(straggler)], &mirror = slots[std::size_t(p - 1 - straggler)];
+        const double half = double(m) / 2;
+        const double work = half * (own.time.perMicroBatch() + mirror.time.perMicroBatch());
+        const double comm = half * (own.time.communication + mirror.time.communication);
+        const double recompute = half * (own.time.recompute + mirror.time.recompute);
+        const double hidden = std::max(0.0, work - maxBusy);
+        detail->breakdown.recompute = recompute;
+        detail->breakdown.communicationExposed = std::max(0.0, comm - hidden) + tailDp;
+        detail->breakdown.compute = maxBusy - recompute - std::max(0.0, comm - hidden);
+        detail->breakdown.bubble = run.makespan - maxBusy;
+        detail->breakdown.optimizer = tailOptimizer;
+        detail->bubbleFraction = run.makespan > 0 ? (run.makespan - maxBusy) / run.makespan : 0;
+    }
+    return summary;
+}
+
 }  // namespace
 
 Summary evaluate(const CostInput& in, Estimate* detail) {
@@ -42,14 +131,30 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
 
     Summary summary;
     double sumX = 0, maxX = -1, sumF = 0, maxF = 0, sumB = 0, maxB = 0, maxTail = -1;
+    ZbH1Stages zb{0, 0, 0, -1};
     double stragglerComm = 0, stragglerRecompute = 0, tailDp = 0, tailOptimizer = 0;
     double modelFlopsForward = 0;  // per micro-batch per replica
     double maxDeviceParams = 0;
+    const bool dual = st.schedule == Schedule::DualPipe;
+    thread_local std::vector<DualSlot> slots;
+    if (dual) slots.assign(std::size_t(p), DualSlot{});
     if (detail) detail->stages.clear();
     detail::StageBody body;
     for (std::int64_t stage = 0; stage < p; ++stage) {
         const bool middle = stage > 0 && stage < p - 1;
         if (!(middle && stage > 1 && sameLayers(ctx, stage))) body = detail::stageBody(ctx, stage);
+        maxDeviceParams = std::max(maxDeviceParams, body.params + body.expertParams);
+        modelFlopsForward += body.modelFlopsForward;
+        if (dual) {  // priced with its mirror stage below
+            DualSlot& slot = slots[std::size_t(stage)];
+            slot.memory = body.memory;
+            slot.kept = body.kept[0] + body.embeddingKept + body.outputKept;
+            slot.weightGradKept = body.weightGradKept;
+            slot.params = body.params + body.expertParams;
+            slot.layers = body.layers;
+            slot.time = body.time;
+            continue;
+        }
         double activations = 0;
         std::int64_t held = 0;
         for (std::int64_t chunk = 0; chunk < v; ++chunk) {
@@ -59,6 +164,8 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
         }
         activations += double(inFlightChunkForwards(shape, int(stage), 0)) * body.embeddingKept +
                        double(inFlightChunkForwards(shape, int(stage), int(v - 1))) * body.outputKept;
+        // ZB-H1's held-back weight gradients keep their matmul inputs and output gradients.
+        activations += double(waitingWeightGrads(shape, int(stage))) * body.weightGradKept;
         StageMemory mem = body.memory;
         mem.activations = detail::wholeBytes(activations);
         const StageTime& time = body.time;
@@ -68,6 +175,11 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
         if (X > maxX) maxX = X, stragglerComm = time.communication, stragglerRecompute = time.recompute;
         sumF += time.forward, maxF = std::max(maxF, time.forward);
         sumB += X - time.forward, maxB = std::max(maxB, X - time.forward);
+        // ZB-H1's drain per hop: F + B - min(B, W), never below the input gradient B.
+        const double inputGrad = time.backward + time.recompute;
+        zb.maxY = std::max({zb.maxY, time.forward + inputGrad - std::min(inputGrad, time.weightGrad), inputGrad});
+        zb.maxFB = std::max(zb.maxFB, time.forward + inputGrad);
+        zb.minFill = zb.minFill < 0 ? std::min(inputGrad, time.weightGrad) : std::min(zb.minFill, std::min(inputGrad, time.weightGrad));
         if (time.dpExposed + time.optimizer > maxTail)
             maxTail = time.dpExposed + time.optimizer, tailDp = time.dpExposed, tailOptimizer = time.optimizer;
         const Bytes total = mem.total();
@@ -75,8 +187,6 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
             summary.peakMemory = total;
             if (detail) detail->peakStage = int(stage);
         }
-        maxDeviceParams = std::max(maxDeviceParams, body.params + body.expertParams);
-        modelFlopsForward += body.modelFlopsForward;
         if (detail) {
             StageEstimate& out = detail->stages.emplace_back();
             out.stage = int(stage);
@@ -90,9 +200,15 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
         }
     }
 
-    const double makespan = pipelineMakespan(shape, sumX, maxX, sumF, maxF, sumB, maxB);
-    summary.stepSeconds = makespan + maxTail;
-    summary.fits = summary.peakMemory <= run.memoryBudget && summary.peakMemory < detail::kMaxCountedBytes;  // a capped term fits nothing
+    double makespan = 0;
+    if (dual) {
+        summary = evaluateDual(in, slots, detail);
+    } else {
+        makespan = st.schedule == Schedule::ZbH1 && p > 1 ? pipelineMakespanZbH1(shape, {maxX, zb.maxY, zb.maxFB, zb.minFill})
+                                                          : pipelineMakespan(shape, sumX, maxX, sumF, maxF, sumB, maxB);
+        summary.stepSeconds = makespan + maxTail;
+        summary.fits = summary.peakMemory <= run.memoryBudget && summary.peakMemory < detail::kMaxCountedBytes;  // a capped term fits nothing
+    }
     if (detail) {
         Estimate& e = *detail;
         const double s = double(run.seq), devices = double(st.dp * st.tp * st.pp * st.cp);
@@ -101,15 +217,20 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
         e.fits = summary.fits;
         e.stepSeconds = summary.stepSeconds;
         e.perDeviceMaxParameters = maxDeviceParams;
+        if (dual)
+            for (std::int64_t r = 0; r < p; ++r)
+                e.perDeviceMaxParameters = std::max(e.perDeviceMaxParameters, slots[std::size_t(r)].params + slots[std::size_t(p - 1 - r)].params);
         e.modelFlopsPerStep = 3 * modelFlopsForward * double(mbn) * double(st.dp);
         e.mfu = e.modelFlopsPerStep / (summary.stepSeconds * devices * in.device.peakFlops);
         e.tokensPerSecond = double(st.dp * mbn * st.mbs) * s / summary.stepSeconds;
-        e.bubbleFraction = makespan > 0 ? (makespan - double(mbn) * maxX) / makespan : 0;
-        e.breakdown.recompute = double(mbn) * stragglerRecompute;
-        e.breakdown.communicationExposed = double(mbn) * stragglerComm + tailDp;
-        e.breakdown.compute = double(mbn) * (maxX - stragglerRecompute - stragglerComm);
-        e.breakdown.bubble = makespan - double(mbn) * maxX;
-        e.breakdown.optimizer = tailOptimizer;
+        if (!dual) {  // (evaluateDual fills these from its simulation)
+            e.bubbleFraction = makespan > 0 ? (makespan - double(mbn) * maxX) / makespan : 0;
+            e.breakdown.recompute = double(mbn) * stragglerRecompute;
+            e.breakdown.communicationExposed = double(mbn) * stragglerComm + tailDp;
+            e.breakdown.compute = double(mbn) * (maxX - stragglerRecompute - stragglerComm);
+            e.breakdown.bubble = makespan - double(mbn) * maxX;
+            e.breakdown.optimizer = tailOptimizer;
+        }
     }
     return summary;
 }

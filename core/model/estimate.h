@@ -48,6 +48,7 @@ inline constexpr MemoryTerm kMemoryTerms[] = {
 struct StageTime {  // one micro-batch through all the stage's chunks, seconds
     double forward = 0, backward = 0, weightGrad = 0, recompute = 0;  // backward excludes weightGrad and recompute
     double communication = 0;  // exposed collectives inside forward and backward (included above)
+    double forwardComm = 0, backwardComm = 0;  // the same, forward and backward apart (communication is their sum)
     double tp = 0, cp = 0, ep = 0, pp = 0;  // collectives before overlap, forward + backward
     double dp = 0, dpExposed = 0, optimizer = 0;  // once per step
     double host = 0;  // copies over the host link before overlap: activation offload per micro-batch, forward + backward
@@ -62,6 +63,10 @@ struct StageEstimate {
     double parameters = 0;  // elements on one device
     StageMemory memory;
     StageTime time;
+    // DualPipe: each device also runs the mirrored stage p-1-s for the other direction's
+    // micro-batches, with its own copy of those parameters (memory counts both).
+    bool hasMirror = false;
+    StageTime mirror;
 };
 
 struct TimeBreakdown {
@@ -80,8 +85,8 @@ struct Estimate {
     TimeBreakdown breakdown;
 };
 
-// The closed-form evaluation a search calls per candidate: no allocation when
-// `detail` is null.
+// The evaluation a search calls per candidate: closed forms, no allocation when
+// `detail` is null, except dualpipe, which is priced by its simulation.
 struct Summary {
     Bytes peakMemory = 0;
     double stepSeconds = 0;

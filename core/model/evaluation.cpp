@@ -12,14 +12,20 @@ PipelineInput pipelineInputFor(const Estimate& estimate, const std::string& sche
     in.stages = int(estimate.stages.size());
     in.chunks = chunks;
     in.microBatches = microBatches;
-    const int v = std::max(chunks, 1);  // simulatePipeline refuses chunks < 1 by name
-    const bool split = weightGrad == WeightGradBoxes::Split;
-    for (const StageEstimate& stage : estimate.stages) {
-        const StageTime& t = stage.time;
-        const StageTimes perChunk{t.forward / v, (t.backward + t.recompute + (split ? 0 : t.weightGrad)) / v,
-                                  split ? t.weightGrad / v : 0};
-        in.times.emplace_back(std::size_t(v), perChunk);
+    const Schedule kind = scheduleNamed(schedule);
+    const bool split = weightGrad == WeightGradBoxes::Split || splitsWeightGrad(kind);
+    auto times = [&](const StageTime& t, int v) {
+        return StageTimes{t.forward / v, (t.backward + t.recompute + (split ? 0 : t.weightGrad)) / v,
+                          split ? t.weightGrad / v : 0, t.forwardComm / v, t.backwardComm / v};
+    };
+    if (kind == Schedule::DualPipe) {  // device r: its own stage one way, the mirrored stage the other
+        in.chunks = 2;
+        for (const StageEstimate& stage : estimate.stages)
+            in.times.push_back({times(stage.time, 1), times(stage.hasMirror ? stage.mirror : stage.time, 1)});
+        return in;
     }
+    const int v = std::max(chunks, 1);  // simulatePipeline refuses chunks < 1 by name
+    for (const StageEstimate& stage : estimate.stages) in.times.emplace_back(std::size_t(v), times(stage.time, v));
     return in;
 }
 
@@ -29,8 +35,9 @@ Evaluation evaluateScenario(const Scenario& stated) {
     out.estimate = estimate(out.resolved);
     out.layers = stagedLayers(out.resolved);
     const ExecSpec& e = out.resolved.scenario.exec;
-    // Forward and backward of every micro-batch on every chunk of every stage.
-    const double events = 2.0 * double(*e.pp) * double(*e.vpp) * double(*e.micro_batch_num);
+    // Forward, backward and (split) weight gradient of every micro-batch on every chunk of every stage.
+    const int chunks = *e.pp_schedule == "dualpipe" ? 2 : int(*e.vpp);
+    const double events = 3.0 * double(*e.pp) * double(chunks) * double(*e.micro_batch_num);
     if (events > double(kMaxSimulatedEvents)) {
         out.notSimulated = "the schedule has " + std::to_string(std::llround(events)) + " events; at most " +
                            std::to_string(kMaxSimulatedEvents) + " are simulated (the estimate prices it by its closed form)";

@@ -36,7 +36,9 @@ Evaluation evaluateScenario(const Scenario& stated);
 enum class WeightGradBoxes { Merged, Split };
 
 // The simulator's input for an estimate's strategy. Estimate times are per
-// micro-batch over all of a stage's chunks, so each chunk gets 1/chunks of them. The
+// micro-batch over all of a stage's chunks, so each chunk gets 1/chunks of them.
+// The zero-bubble and dual schedules always split the weight gradient (their orders
+// place it); dualpipe runs two chunks per device, its own stage and its mirror. The
 // recompute (re-running forward pieces to rebuild dropped activations) happens at
 // the start of the backward, so it is inside the backward box. No p2p: the
 // estimate's closed forms leave it out too.

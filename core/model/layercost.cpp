@@ -116,9 +116,10 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
 
     LayerCost out;
     // Saved activations by op, and the matmul FLOPs (per device, forward).
-    double saved = 0, savedNone = 0;
+    double saved = 0, savedNone = 0, matmulInputs = 0;
     auto save = [&](double bytes, OpMask op) {  // op 0: always kept (a matmul input)
         savedNone += bytes;
+        if (op == 0) matmulInputs += bytes;
         saved += op == 0 ? bytes : bytes * keep(op);
     };
     double gemmSeconds = 0, elementwise = 0;
@@ -270,6 +271,7 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
     out.expertParamsDevice = out.paramsRouted / double(st.ep * st.etp);
 
     out.keptNone = savedNone;
+    out.weightGradKept = std::min(savedNone, 2 * matmulInputs);
     // A fully recomputed layer keeps its input: sharded by SP, or sliced over TP when the
     // run says so (recompute_slice_activation, shard_activations; seed derive.py
     // shard_recompute_input), re-gathered before its recompute.

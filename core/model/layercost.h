@@ -39,6 +39,11 @@ struct LayerCost {
     double gatheredInput = 0; // the all-gathered sequence-parallel input (transient)
     double ppBoundary = 0;    // activation sent to the next stage
     double epBuffer = 0, cpBuffer = 0;
+    // What a weight gradient deferred past its input gradient keeps until it runs
+    // (ZB-H1's held-back W): each matmul's input and its output's gradient. The inputs
+    // are the layer's always-kept matmul inputs; the output gradients are taken as large
+    // again (each matmul's output is the next one's input, up to the gated doubling).
+    double weightGradKept = 0;
     // Parameters, elements.
     double paramsSplit = 0, paramsReplicated = 0, paramsRouted = 0;  // routed: all experts, unsharded
     double paramsDevice = 0;  // on one device (split / t + replicated + routed / (ep·etp))

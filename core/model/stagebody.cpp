@@ -139,7 +139,8 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
             time.weightGrad += k * lc.backwardWeight;
             time.recompute += k * lc.recompute;
             layerForward += k * lc.forward, layerBackward += k * (lc.backwardInput + lc.backwardWeight + lc.recompute);
-            time.communication += k * (lc.commExposedForward + lc.commExposedBackward);
+            time.forwardComm += k * lc.commExposedForward, time.backwardComm += k * lc.commExposedBackward;
+            b.weightGradKept += k * lc.weightGradKept;
             time.tp += k * lc.tpSeconds, time.cp += k * lc.cpSeconds, time.ep += k * lc.epSeconds;
             working = std::max(working, lc.keptNone - lc.kept + lc.gradBuffer + lc.gatheredInput);
             epBuffer = std::max(epBuffer, lc.epBuffer), cpBuffer = std::max(cpBuffer, lc.cpBuffer);
@@ -150,7 +151,8 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
         if (!(last && chunk == v - 1) && p > 1) {
             const CollectiveCost send = sendReceive(Bc * T * h / spd, ctx.links.pp, dev);
             const double exposed = (1 - (st.schedule == Schedule::Interleaved ? kPpOverlapInterleaved : kPpOverlap)) * send.seconds;
-            time.forward += exposed, time.backward += exposed, time.communication += 2 * exposed;
+            time.forward += exposed, time.backward += exposed;
+            time.forwardComm += exposed, time.backwardComm += exposed;
             time.pp += 2 * send.seconds;
         }
     }
@@ -179,7 +181,8 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
         b.offloadCopy = copy;
         b.offloadBackWindow = run.hostLinkOverlap * (layerBackward - lead.backwardInput - lead.backwardWeight - lead.recompute);
         const double back = std::max(0.0, copy - b.offloadBackWindow);
-        time.forward += out, time.backward += back, time.communication += out + back;
+        time.forward += out, time.backward += back;
+        time.forwardComm += out, time.backwardComm += back;
         time.host += 2 * copy;
     }
     // The embedding: a vocabulary-parallel table (and learned positions) on the first
@@ -207,7 +210,7 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
         const double lookup = memorySeconds(Bc * T * h * 2, dev);
         time.forward += lookup + (1 - kTpOverlap) * ar.seconds;
         time.backward += lookup + (1 - kTpOverlap) * ar.seconds;
-        time.communication += 2 * (1 - kTpOverlap) * ar.seconds;
+        time.forwardComm += (1 - kTpOverlap) * ar.seconds, time.backwardComm += (1 - kTpOverlap) * ar.seconds;
         time.tp += 2 * ar.seconds;
         b.head.forward = b.head.backward = lookup + (1 - kTpOverlap) * ar.seconds;
     }
@@ -232,7 +235,7 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
         time.weightGrad += heads * gemm;
         if (!run.lossParallel) {
             const double gather = heads * allGather(Bc * T * vocab, st.tp, ctx.links.tp, dev).seconds;
-            time.forward += gather, time.communication += gather, time.tp += gather;
+            time.forward += gather, time.forwardComm += gather, time.tp += gather;
         }
         b.modelFlopsForward += heads * 2 * s * double(st.mbs) * h * double(m.vocab);
         b.tail.forward = time.forward - forwardStart;
@@ -287,9 +290,10 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
             const double rs = allGather(params * Bg, group, ctx.links.dp, dev).seconds;
             const double ag = allGather(params * Bp, group, ctx.links.dp, dev).seconds;
             const double perMicroBatch = rs + ag * (st.reshard ? 2 : 1);
-            time.communication += perMicroBatch * (1 - kParamGatherOverlap);
             time.forward += ag * (1 - kParamGatherOverlap);
             time.backward += (perMicroBatch - ag) * (1 - kParamGatherOverlap);
+            time.forwardComm += ag * (1 - kParamGatherOverlap);
+            time.backwardComm += (perMicroBatch - ag) * (1 - kParamGatherOverlap);
         } else if (st.optimizerSharded) {
             time.dp = allGather(params * Bg, group, ctx.links.dp, dev).seconds +  // reduce-scatter
                       allGather(expertParams * Bg, expertGroup, ctx.links.edp, dev).seconds;
@@ -323,6 +327,7 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
         // one scalar, a latency, left out).
         if (run.gradClip) time.optimizer += memorySeconds(double(mem.gradients), dev);
     }
+    time.communication = time.forwardComm + time.backwardComm;
     return b;
 }
 

@@ -60,6 +60,7 @@ struct StageEnd {
 struct StageBody {
     std::int64_t layers = 0;
     std::array<double, kMaxChunks> kept;  // saved activations of one micro-batch, per chunk
+    double weightGradKept = 0;            // what one held-back weight gradient keeps, summed over chunks
     double embeddingKept = 0, outputKept = 0;  // per micro-batch, on chunk 0 / the last chunk
     double params = 0, expertParams = 0;       // elements on one device
     StageMemory memory;                        // all but activations

@@ -78,12 +78,20 @@ std::string estimateText(const ResolvedScenario& r, const Estimate& e) {
     }
     out += "\nTime per micro-batch on each stage\n";
     out += "stage   forward  backward  w-grad  recompute  exposed comm\n";
-    for (const StageEstimate& st : e.stages) {
-        const StageTime& t = st.time;
-        out += printf("%5d %9s %9s %7s %10s %13s\n", st.stage, formatSeconds(t.forward).c_str(),
+    auto timeRow = [&](const std::string& label, const StageTime& t) {
+        out += printf("%5s %9s %9s %7s %10s %13s\n", label.c_str(), formatSeconds(t.forward).c_str(),
                       formatSeconds(t.backward).c_str(), formatSeconds(t.weightGrad).c_str(),
                       formatSeconds(t.recompute).c_str(), formatSeconds(t.communication).c_str());
+    };
+    const bool mirrored = !e.stages.empty() && e.stages.front().hasMirror;
+    for (const StageEstimate& st : e.stages) {
+        timeRow(std::to_string(st.stage), st.time);
+        if (st.hasMirror)  // DualPipe: the same device runs the mirrored stage for the other direction
+            timeRow("+" + std::to_string(int(e.stages.size()) - 1 - st.stage), st.mirror);
     }
+    if (mirrored)
+        out += "(dualpipe: each device runs its stage s one way and the row marked +(p-1-s) the other;\n"
+               " memory above is per device, both stages' parameters and activations)\n";
     out += "\n";
     for (const std::string& line : keyFigures(e)) out += line + "\n";
     if (const std::vector<NotPriced> unpriced = notPriced(r.scenario.exec); !unpriced.empty()) {
@@ -94,6 +102,14 @@ std::string estimateText(const ResolvedScenario& r, const Estimate& e) {
 }
 
 namespace {
+nlohmann::ordered_json timeJson(const StageTime& t) {
+    return {{"forward_s", t.forward}, {"backward_s", t.backward + t.weightGrad}, {"backward_input_s", t.backward},
+            {"weight_grad_s", t.weightGrad}, {"recompute_s", t.recompute}, {"communication_s", t.communication},
+            {"communication_forward_s", t.forwardComm}, {"communication_backward_s", t.backwardComm},
+            {"communication_by_dimension_s", {{"tp", t.tp}, {"cp", t.cp}, {"ep", t.ep}, {"pp", t.pp}, {"dp", t.dp}}},
+            {"dp_exposed_s", t.dpExposed}, {"optimizer_s", t.optimizer}, {"host_copy_s", t.host}};
+}
+
 nlohmann::ordered_json memoryJson(const StageMemory& m) {
     nlohmann::ordered_json out;
     for (const MemoryTerm& term : kMemoryTerms) out[term.key] = m.*term.bytes;
@@ -108,20 +124,18 @@ std::string estimateJson(const ResolvedScenario& r, const Estimate& e) {
     out["parameters"] = {{"total", e.totalParameters}, {"per_device_max", std::llround(e.perDeviceMaxParameters)}};
     json stages = json::array();
     for (const StageEstimate& st : e.stages) {
-        const StageMemory& m = st.memory;
-        const StageTime& t = st.time;
-        stages.push_back({{"stage", st.stage},
-                          {"layers", st.layers},
-                          {"in_flight_micro_batches", st.inFlightMicroBatches},
-                          {"in_flight_per_chunk", st.inFlightPerChunk},
-                          {"parameters", std::llround(st.parameters)},
-                          {"memory", memoryJson(m)},
-                          {"time",
-                           {{"forward_s", t.forward}, {"backward_s", t.backward + t.weightGrad}, {"weight_grad_s", t.weightGrad},
-                            {"recompute_s", t.recompute}, {"communication_s", t.communication},
-                            {"communication_by_dimension_s", {{"tp", t.tp}, {"cp", t.cp}, {"ep", t.ep}, {"pp", t.pp}, {"dp", t.dp}}},
-                            {"dp_exposed_s", t.dpExposed}, {"optimizer_s", t.optimizer},
-                            {"host_copy_s", t.host}}}});
+        json stage = {{"stage", st.stage},
+                      {"layers", st.layers},
+                      {"in_flight_micro_batches", st.inFlightMicroBatches},
+                      {"in_flight_per_chunk", st.inFlightPerChunk},
+                      {"parameters", std::llround(st.parameters)},
+                      {"memory", memoryJson(st.memory)},
+                      {"time", timeJson(st.time)}};
+        if (st.hasMirror) {  // dualpipe: this device's second stage, run for the other direction
+            stage["mirror_stage"] = int(e.stages.size()) - 1 - st.stage;
+            stage["mirror_time"] = timeJson(st.mirror);
+        }
+        stages.push_back(stage);
     }
     out["stages"] = stages;
     out["peak_memory_bytes"] = e.peakMemory;

@@ -202,6 +202,11 @@ void Resolver::resolveExecStrategy() {
         refuse("exec.pp_schedule", "vpp = " + num(vpp) + " needs the interleaved schedule, got " + *e.pp_schedule);
     if (vpp == 1 && *e.pp_schedule == "interleaved")
         refuse("exec.pp_schedule", "interleaved needs vpp > 1 (with one chunk per stage it is 1f1b)");
+    if (*e.pp_schedule == "dualpipe" && pp % 2 != 0)
+        refuse("exec.pp_schedule", "dualpipe runs two directions over mirrored stage pairs and needs an even pp, got " + num(pp));
+    if (*e.pp_schedule == "dualpipe" && mbn && (*mbn % 2 != 0 || *mbn < 2 * pp))
+        refuse("exec.micro_batch_num", "dualpipe splits the micro-batches over its two directions and needs an even count of "
+                                       "at least 2 x pp (" + num(2 * pp) + ", DualPipe.step's num_chunks >= 2 * num_ranks), got " + num(*mbn));
     if (vpp > 1 && mbn && *mbn % pp != 0)
         refuse("exec.micro_batch_num", "the interleaved schedule runs micro-batches in groups of pp (" + num(pp) +
                                            "): must be a multiple of it, got " + num(*mbn));

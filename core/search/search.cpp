@@ -17,7 +17,7 @@ std::string Candidate::label() const {
     char buffer[160];
     std::snprintf(buffer, sizeof buffer, "dp%lld tp%lld pp%lld vpp%lld cp%lld ep%lld mbs%lld×%lld %s %s%s%s",
                   (long long)dp, (long long)tp, (long long)pp, (long long)vpp, (long long)cp, (long long)ep,
-                  (long long)mbs, (long long)mbn, recomputeName(recompute).c_str(), scheduleName(schedule).c_str(),
+                  (long long)mbs, (long long)mbn, recomputeName(recompute).c_str(), scheduleName(schedule),
                   sp ? " sp" : "", fsdp ? " fsdp" : gradSharded ? " zero2" : optimizerSharded ? " zero1" : "");
     std::string out = buffer;
     if (plan) {  // the planned placement, when it is not the even split

@@ -16,6 +16,8 @@ std::string refusalText(Refusal r) {
     case Refusal::ChunksWithoutPipeline: return "virtual chunks need pp > 1";
     case Refusal::ScheduleNeedsChunks: return "the interleaved schedule needs vpp > 1";
     case Refusal::ChunksNeedInterleaved: return "vpp > 1 needs the interleaved schedule";
+    case Refusal::DualPipeShape: return "dualpipe needs an even pp and an even micro-batch count of at least 2 x pp";
+    case Refusal::ScheduleNotPlanned: return "the planner balances gpipe, 1f1b and interleaved stages only";
     case Refusal::LayersNotSplit: return "the layers do not split evenly over pp·vpp";
     case Refusal::LayersFewerThanChunks: return "fewer layers than pp·vpp chunks to place them on";
     case Refusal::BatchNotDivided: return "the global batch is not a multiple of micro_batch_size·dp";
@@ -144,6 +146,10 @@ Refusal Validity::check(const std::size_t* d, Candidate& c) const {
     if (c.mbn > std::numeric_limits<int>::max()) return Refusal::TooManyMicroBatches;
     if (c.mbn < c.pp) return Refusal::TooFewMicroBatches;
     if (c.schedule == Schedule::Interleaved && c.mbn % c.pp != 0) return Refusal::InterleavedGroups;
+    if (c.schedule == Schedule::DualPipe && (c.pp % 2 != 0 || c.mbn % 2 != 0 || c.mbn < 2 * c.pp))
+        return Refusal::DualPipeShape;
+    if ((s.planPartition || c.recompute == RecomputeMode::PerLayer) && (c.schedule == Schedule::ZbH1 || c.schedule == Schedule::DualPipe))
+        return Refusal::ScheduleNotPlanned;
     if (m_accumulationOff && c.mbn > 1) return Refusal::AccumulationOff;
     if (m_experts <= 1 && c.ep > 1) return Refusal::ExpertsOnDense;
     if (m_experts > 1 && m_experts % c.ep != 0) return Refusal::ExpertsNotDivided;

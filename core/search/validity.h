@@ -57,6 +57,8 @@ enum class Refusal : std::uint8_t {
     LayersFewerThanChunks,
     Bounded,
     OffloadPastLayers,
+    DualPipeShape,
+    ScheduleNotPlanned,
     Count
 };
 inline constexpr std::size_t kRefusalReasons = std::size_t(Refusal::Count);

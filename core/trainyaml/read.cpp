@@ -324,8 +324,10 @@ Value scenarioFromTrainYaml(const Value& root, const std::string& baseDir, Diagn
         if (*name == "1f1b" || *name == "gpipe")
             state("pp_schedule", scheduleAt, Value::string(*name == "1f1b" && chunks ? "interleaved" : *name, scheduleAt.mark()));
         else if (*name == "seqpipe" || *name == "seqsmartvpp" || *name == "zero_bubble_v")
-            in.refuse(scheduleAt, "the " + *name + " schedule is not modelled; Tessera prices 1f1b (interleaved with "
-                                  "pp_interleave_num > 1) and gpipe");
+            in.refuse(scheduleAt, "the " + *name + " schedule is not priced; of HyperParallel's schedulers Tessera prices "
+                                  "1f1b (interleaved with pp_interleave_num > 1) and gpipe" +
+                                  std::string(*name == "zero_bubble_v" ? " (its V-shaped zero-bubble order is simulated, "
+                                                                         "tessera's zbv, but not yet priced)" : ""));
         else
             in.refuse(scheduleAt, "unknown pipeline schedule " + scheduleAt.value->describe() + "; HyperParallel's are 1f1b "
                                   "(interleaved with pp_interleave_num > 1), gpipe, seqpipe, seqsmartvpp and zero_bubble_v");

@@ -246,6 +246,9 @@ private slots:
         row("layer_recompute_layers", seedFile("", "pp_config:\n  layer_recompute_layers: [1, 2]\n"), "pp_config.layer_recompute_layers:");
         row("stage_partition_mode", seedFile("", "pp_config:\n  stage_partition_mode: balanced\n"), "pp_config.stage_partition_mode: expected uniform");
         row("pipeline_schedule", seedFile("", "pp_config:\n  pipeline_schedule: seqpipe\n"), "pp_config.pipeline_schedule: expected one of");
+        // Tessera's own names are not the seed's: its file is read as the seed would.
+        row("pipeline_schedule dualpipe", seedFile("", "pp_config:\n  pipeline_schedule: dualpipe\n"),
+            "pp_config.pipeline_schedule: expected one of 1f1b, interleaved or gpipe, got \"dualpipe\"");
         row("pp_degree against pp", seedFile("", "parallelism:\n  pp: [1, 2]\npp_config:\n  pp_degree: 4\n"), "pp_config.pp_degree: parallelism.pp states it");
         row("unknown pp_config key", seedFile("", "pp_config:\n  seq_chunks: 2\n"), "pp_config.seq_chunks");
         row("ratios_file", seedFile("", "estimator:\n  ratios_file: r.csv\n"), "estimator.ratios_file: regression ratios");

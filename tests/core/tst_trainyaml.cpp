@@ -207,6 +207,28 @@ private slots:
         }
     }
 
+    // ZB-H1 and DualPipe are priced but HyperParallel cannot run them: refused by name,
+    // not written as the 1f1b run the file would read back as.
+    void scheduleWithoutSpellingIsRefused_data() {
+        QTest::addColumn<QString>("schedule");
+        QTest::newRow("zb-h1") << "zb-h1";
+        QTest::newRow("dualpipe") << "dualpipe";
+    }
+    void scheduleWithoutSpellingIsRefused() {
+        QFETCH(QString, schedule);
+        Scenario s = presetScenario("llama3-70b-h100x64");
+        s.exec.pp_schedule = schedule.toStdString();
+        s.exec.vpp = 1;
+        const ResolvedScenario r = resolve(s);
+        try {
+            trainYaml(r, nullptr);
+            QFAIL("a schedule HyperParallel has no name for was written");
+        } catch (const SpecError& e) {
+            QVERIFY2(QString(e.what()).contains("exec.pp_schedule: HyperParallel's accelerator.pipeline_scheduler has no " + schedule),
+                     e.what());
+        }
+    }
+
     void aliases_data() {
         QTest::addColumn<QString>("yaml");
         QTest::addColumn<QString>("key");
@@ -265,7 +287,7 @@ private slots:
         QTest::newRow("unknown schedule") << "accelerator: {pipeline_scheduler: zigzag}\n"
                                           << "train.yaml:1:35: accelerator.pipeline_scheduler: unknown pipeline schedule";
         QTest::newRow("unmodelled schedule") << "accelerator: {pipeline_scheduler: zero_bubble_v}\n"
-                                             << "accelerator.pipeline_scheduler: the zero_bubble_v schedule is not modelled";
+                                             << "accelerator.pipeline_scheduler: the zero_bubble_v schedule is not priced";
         QTest::newRow("unknown checkpoint mode") << "activation_checkpoint: {mode: partial}\n"
                                                  << "train.yaml:1:31: activation_checkpoint.mode: expected off, full or selective";
         QTest::newRow("bad layer range") << "activation_checkpoint:\n  mode: full\n  layers: {\"7-3\": off}\n"

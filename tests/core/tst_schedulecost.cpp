@@ -1,0 +1,166 @@
+// The frontier schedules in the cost model: what ZB-H1 and DualPipe change in a
+// priced strategy's memory and step, against 1F1B on the same strategy, and that the
+// simulation a view draws is the one the estimate priced.
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+
+#include "costhelpers.h"
+#include "io/scenarioio.h"
+#include "model/estimate.h"
+#include "model/evaluation.h"
+#include "pipeline/closedform.h"
+#include "pipeline/schedule.h"
+
+using namespace tessera::core;
+using namespace tessera::testing;
+
+namespace {
+
+// A MoE model on 64 H100s with expert parallelism, so there is all-to-all for the
+// DualPipe pairs to hide: 8 stages x 8-way data x 8-way experts.
+std::string moe(const std::string& schedule, int mbn = 32) {
+    return "model: mixtral-8x7b\ncluster: {device: h100-sxm, devices: 64}\n"
+           "exec: {dp: 8, tp: 1, pp: 8, ep: 8, seq_length: 4096, micro_batch_size: 1, micro_batch_num: " +
+           std::to_string(mbn) + ", optimizer_parallel: true, pp_schedule: " + schedule + "}\n";
+}
+
+Estimate estimateYaml(const std::string& yaml) { return estimate(resolveYaml(yaml)); }
+
+double sumBreakdown(const Estimate& e) {
+    const TimeBreakdown& b = e.breakdown;
+    return b.compute + b.recompute + b.communicationExposed + b.bubble + b.optimizer;
+}
+
+}  // namespace
+
+class TestScheduleCost : public QObject {
+    Q_OBJECT
+private slots:
+    // ZB-H1 keeps 1F1B's forwards in flight and adds what stage s's s held-back
+    // weight gradients keep; its bubble is (p-1)(F+B-2W) against 1F1B's (p-1)(F+B)
+    // (the DualPipe README's rows, B the whole backward), so 2(p-1)·W at most.
+    void zeroBubbleAgainst1F1B() {
+        const Estimate one = estimateYaml(moe("1f1b")), zb = estimateYaml(moe("zb-h1"));
+        QCOMPARE(zb.stages.size(), one.stages.size());
+        const int p = int(one.stages.size());
+        for (int s = 0; s < p; ++s) {
+            QCOMPARE(zb.stages[s].inFlightPerChunk, one.stages[s].inFlightPerChunk);
+            QCOMPARE(zb.stages[s].memory.parameters, one.stages[s].memory.parameters);
+            if (s == 0) QCOMPARE(zb.stages[s].memory.activations, one.stages[s].memory.activations);  // holds nothing back
+            else QVERIFY(zb.stages[s].memory.activations > one.stages[s].memory.activations);
+        }
+        QVERIFY2(zb.stepSeconds < one.stepSeconds, qPrintable(QString("zb-h1 %1 s, 1f1b %2 s").arg(zb.stepSeconds).arg(one.stepSeconds)));
+        QVERIFY(zb.breakdown.bubble < one.breakdown.bubble);
+        double maxW = 0;
+        for (const StageEstimate& s : one.stages) maxW = std::max(maxW, s.time.weightGrad);
+        QVERIFY(one.stepSeconds - zb.stepSeconds <= 2 * (p - 1) * maxW * (1 + 1e-9));
+        QVERIFY(std::abs(sumBreakdown(zb) - zb.stepSeconds) <= 1e-9 * zb.stepSeconds);
+    }
+
+    // DualPipe: each device holds its own stage and the mirrored one (2x parameters
+    // for equal stages, the README's table), p - s + s + 1 = p + 1 stage-forwards in
+    // flight, and its pairs hide exposed all-to-all behind compute.
+    void dualPipeAgainst1F1B() {
+        const Estimate one = estimateYaml(moe("1f1b")), dual = estimateYaml(moe("dualpipe"));
+        const int p = int(one.stages.size());
+        QCOMPARE(int(dual.stages.size()), p);
+        for (int r = 0; r < p; ++r) {
+            const StageEstimate& d = dual.stages[r];
+            QVERIFY(d.hasMirror);
+            QCOMPARE(d.layers, one.stages[r].layers + one.stages[p - 1 - r].layers);
+            QCOMPARE(d.parameters, one.stages[r].parameters + one.stages[p - 1 - r].parameters);
+            QCOMPARE(d.memory.parameters, one.stages[r].memory.parameters + one.stages[p - 1 - r].memory.parameters);
+            QCOMPARE(d.inFlightPerChunk, (std::vector<std::int64_t>{p - r, r + 1}));
+            QCOMPARE(d.inFlightMicroBatches, std::int64_t(p + 1));
+            QCOMPARE(d.time.forward, one.stages[r].time.forward);
+            QCOMPARE(d.mirror.forward, one.stages[p - 1 - r].time.forward);
+        }
+        QVERIFY(dual.perDeviceMaxParameters > one.perDeviceMaxParameters);
+        QVERIFY2(dual.stepSeconds < one.stepSeconds,
+                 qPrintable(QString("dualpipe %1 s, 1f1b %2 s").arg(dual.stepSeconds).arg(one.stepSeconds)));
+        QVERIFY(dual.breakdown.bubble < one.breakdown.bubble);
+        QVERIFY(dual.breakdown.communicationExposed < one.breakdown.communicationExposed);
+        QVERIFY(std::abs(sumBreakdown(dual) - dual.stepSeconds) <= 1e-9 * dual.stepSeconds);
+        QCOMPARE(dual.tokensPerSecond * dual.stepSeconds, one.tokensPerSecond * one.stepSeconds);  // the same batch
+    }
+
+    // The activations DualPipe reports are the simulation's peak over time, which for
+    // equal stages is p + 1 stage-forwards' worth: equal to (p+1)/p of 1F1B's stage 0.
+    void dualPipeActivationsFromTheSimulation() {
+        const Estimate one = estimateYaml(moe("1f1b")), dual = estimateYaml(moe("dualpipe"));
+        const int p = int(one.stages.size());
+        // A middle device: its own and its mirror stage are both plain body stages, so
+        // each stage-forward keeps what 1F1B's middle stage keeps per micro-batch.
+        const int r = p / 2 - 1;
+        const double perForward = double(one.stages[r].memory.activations) / double(one.stages[r].inFlightMicroBatches);
+        QVERIFY(relative(double(dual.stages[r].memory.activations), (p + 1) * perForward) <= 0.02);
+    }
+
+    // The view's simulation is the one the estimate priced: for dualpipe the same
+    // makespan to the nanosecond; zb-h1's closed form is exact for equal stages and
+    // otherwise an upper bound (tst_schedules).
+    void evaluationSimulatesWhatWasPriced_data() {
+        QTest::addColumn<QString>("schedule");
+        QTest::newRow("dualpipe") << "dualpipe";
+        QTest::newRow("zb-h1") << "zb-h1";
+        QTest::newRow("1f1b") << "1f1b";
+    }
+    void evaluationSimulatesWhatWasPriced() {
+        QFETCH(QString, schedule);
+        const Evaluation ev = evaluateScenario(parseScenario(moe(schedule.toStdString()), "t.yaml", Format::Yaml, ""));
+        QVERIFY2(ev.notSimulated.empty(), ev.notSimulated.c_str());
+        double tail = 0;
+        for (const StageEstimate& s : ev.estimate.stages) {
+            const double dp = s.time.dpExposed + (s.hasMirror ? s.mirror.dpExposed : 0);
+            const double opt = s.time.optimizer + (s.hasMirror ? s.mirror.optimizer : 0);
+            tail = std::max(tail, dp + opt);
+        }
+        const double priced = ev.estimate.stepSeconds - tail;
+        if (schedule == "dualpipe") {
+            QVERIFY(std::abs(ev.pipeline.makespan - priced) <= 1e-9 * priced);
+            int pairs = 0;
+            for (const PipelineEvent& e : ev.pipeline.events) pairs += e.paired;
+            QVERIFY(pairs > 0);
+        } else {
+            QVERIFY2(ev.pipeline.makespan <= priced * (1 + 1e-9),
+                     qPrintable(QString("simulated %1, priced %2").arg(ev.pipeline.makespan).arg(priced)));
+            QVERIFY(ev.pipeline.makespan >= priced * 0.9);
+        }
+        if (schedule == "zb-h1") {
+            bool split = false;
+            for (const PipelineEvent& e : ev.pipeline.events) split |= e.phase == Phase::WeightGrad;
+            QVERIFY(split);
+        }
+    }
+
+    // Refusals the resolver owns: DualPipe's shape, stated by name.
+    void dualPipeShapeRefused_data() {
+        QTest::addColumn<QString>("exec");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("odd pp") << "dp: 8, tp: 1, pp: 1, ep: 8, micro_batch_num: 4"
+                                << "needs an even pp, got 1";
+        QTest::newRow("too few micro-batches") << "dp: 8, tp: 1, pp: 8, ep: 8, micro_batch_num: 12"
+                                               << "at least 2 x pp (16, DualPipe.step's num_chunks >= 2 * num_ranks), got 12";
+    }
+    void dualPipeShapeRefused() {
+        QFETCH(QString, exec);
+        QFETCH(QString, message);
+        const std::string yaml = "model: mixtral-8x7b\ncluster: {device: h100-sxm, devices: " +
+                                 std::string(exec.contains("pp: 1,") ? "8" : "64") + "}\nexec: {" + exec.toStdString() +
+                                 ", seq_length: 4096, micro_batch_size: 1, pp_schedule: dualpipe}\n";
+        try {
+            resolveYaml(yaml);
+            QFAIL("accepted");
+        } catch (const SpecError& e) {
+            QVERIFY2(QString(e.what()).contains(message), e.what());
+        }
+    }
+
+private:
+    static double relative(double a, double b) { return std::abs(a - b) / std::max(std::abs(b), 1e-300); }
+};
+
+QTEST_APPLESS_MAIN(TestScheduleCost)
+#include "tst_schedulecost.moc"
