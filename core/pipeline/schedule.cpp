@@ -196,8 +196,11 @@ PipelineResult simulatePipeline(const PipelineInput& in) {
                     if (op == &step.with && !step.paired) break;
                     endOf(op->phase, s, op->chunk, op->microBatch) = end;
                     if (op->withWeightGrad) endOf(Phase::WeightGrad, s, op->chunk, op->microBatch) = end;
+                    // DualPipe's directions carry different micro-batches: the second
+                    // direction's are numbered after the first's.
+                    const int shown = path.layout == Layout::Dual && op->chunk == 1 ? m / 2 + op->microBatch : op->microBatch;
                     timeline[std::size_t(s)].push_back(
-                        {s, op->microBatch, op->chunk, op->phase, start, end, op->withWeightGrad, step.paired});
+                        {s, shown, op->chunk, op->phase, start, end, op->withWeightGrad, step.paired});
                 }
                 freeAt[std::size_t(s)] = end;
                 ++next[std::size_t(s)];

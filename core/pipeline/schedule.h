@@ -64,7 +64,7 @@ enum class Phase { Forward, Backward, WeightGrad };  // Backward = input gradien
 
 struct PipelineEvent {
     int stage = 0;
-    int microBatch = 0;
+    int microBatch = 0;  // dualpipe: 0..m/2-1 run chunk 0's direction, m/2..m-1 the other
     int chunk = 0;
     Phase phase = Phase::Forward;
     double start = 0;  // seconds from the step's start

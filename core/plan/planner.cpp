@@ -113,6 +113,14 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
         else if (!request.recompute) noOffload = "offload is planned with the recompute of every layer";
     }
     const bool planOffload = request.offload && noOffload.empty();
+    // The planner's stage model is one stage per device with 1F1B-family in-flight
+    // counts; ZB-H1's held-back weight gradients and DualPipe's mirrored stage pairs
+    // are priced by estimate but not balanced here yet.
+    if (st.schedule != Schedule::OneFOneB && st.schedule != Schedule::Interleaved && st.schedule != Schedule::GPipe) {
+        out.why = std::string("the planner balances gpipe, 1f1b and interleaved stages, not ") + scheduleName(st.schedule) +
+                  " (estimate prices it as stated): state pp_schedule: 1f1b to plan the partition and recompute";
+        return out;
+    }
     if (offloading && !planOffload) {
         out.why = "activation offload is stated, and the planner plans around it only when it chooses it (tessera plan "
                   "--offload" + (noOffload.empty() ? std::string() : "; here " + noOffload) +

@@ -83,7 +83,7 @@ private slots:
     void estimateEveryExample_data() {
         QTest::addColumn<QString>("scenario");
         for (const char* id : {"llama3-70b-h100x64", "gpt3-175b-a100x1024", "deepseek-v3-h800x2048", "mixtral-8x7b-h100x32",
-                               "llama3-8b-a100x8"})
+                               "llama3-8b-a100x8", "deepseek-v3-h800x2048-dualpipe"})
             QTest::newRow(id) << id;
     }
     void estimateEveryExample() {

@@ -11,6 +11,7 @@
 #include "model/estimate.h"
 #include "model/evaluation.h"
 #include "pipeline/closedform.h"
+#include "plan/planner.h"
 #include "pipeline/schedule.h"
 
 using namespace tessera::core;
@@ -133,6 +134,21 @@ private slots:
             for (const PipelineEvent& e : ev.pipeline.events) split |= e.phase == Phase::WeightGrad;
             QVERIFY(split);
         }
+    }
+
+    // The planner models one stage per device under the 1F1B family: it says so
+    // rather than balance a zb-h1 or dualpipe strategy as if it were 1f1b.
+    void plannerRefusesWhatItDoesNotModel_data() {
+        QTest::addColumn<QString>("schedule");
+        QTest::newRow("zb-h1") << "zb-h1";
+        QTest::newRow("dualpipe") << "dualpipe";
+    }
+    void plannerRefusesWhatItDoesNotModel() {
+        QFETCH(QString, schedule);
+        const Plan plan = planStrategy(inputYaml(moe(schedule.toStdString())), PlanRequest{});
+        QVERIFY(!plan.planned);
+        QVERIFY2(QString::fromStdString(plan.why).contains("not " + schedule + " (estimate prices it as stated)"), plan.why.c_str());
+        QVERIFY(planStrategy(inputYaml(moe("1f1b")), PlanRequest{}).planned);
     }
 
     // Refusals the resolver owns: DualPipe's shape, stated by name.

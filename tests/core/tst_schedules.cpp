@@ -348,10 +348,10 @@ private slots:
             QVERIFY(seen.emplace(std::tuple{e.stage, e.microBatch, e.chunk, int(e.phase)}, &e).second);
             if (e.withWeightGrad) QVERIFY(e.phase == Phase::Backward);
         }
-        const int perChunk = schedule == "dualpipe" ? m / 2 : m;
+        const bool dual = schedule == "dualpipe";  // each direction its own m/2 micro-batches
         for (int s = 0; s < p; ++s)
             for (int c = 0; c < in.chunks; ++c)
-                for (int mb = 0; mb < perChunk; ++mb) {
+                for (int mb = dual ? c * m / 2 : 0; mb < (dual ? (c + 1) * m / 2 : m); ++mb) {
                     const PipelineEvent* f = seen.at({s, mb, c, int(Phase::Forward)});
                     const PipelineEvent* b = seen.at({s, mb, c, int(Phase::Backward)});
                     QVERIFY(b->start >= f->end - 1e-12);
@@ -400,8 +400,9 @@ private slots:
         // DualPipe p=2 m=4 (dualpipe.py step, rank 0: R=1, r=0, M=2; the middle rank):
         // step 2 F0 F1, step 4 (M-2R+r+1 = 1 iteration, the first unpaired): F0 B1, then
         // pair F1&B0; step 6 B1 B0 with the split from i = 0 on the even r; step 8 W's.
+        // The second direction's micro-batches are numbered 2 and 3.
         QTest::newRow("dualpipe p=2 m=4 stage 0") << "dualpipe" << 2 << 4 << 0
-                                                  << "F0c0 F0c1 F1c0 B0c1 +F1c1 +B0c0 B1c1 B1c0 W1c0";
+                                                  << "F0c0 F2c1 F1c0 B2c1 +F3c1 +B0c0 B3c1 B1c0 W1c0";
     }
     void stageOrders() {
         QFETCH(QString, schedule);

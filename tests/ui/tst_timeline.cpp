@@ -59,6 +59,8 @@ void scheduleRows() {
     QTest::newRow("interleaved p4 m8 v2") << "interleaved" << 4 << 8 << 2 << 0.0 << false;
     QTest::newRow("interleaved p2 m8 v4 split weight gradient") << "interleaved" << 2 << 8 << 4 << 0.5 << false;
     QTest::newRow("interleaved p4 m16 v3 slow last stage") << "interleaved" << 4 << 16 << 3 << 0.0 << true;
+    QTest::newRow("zb-h1 p4 m12") << "zb-h1" << 4 << 12 << 1 << 0.5 << false;
+    QTest::newRow("zb-h1 p4 m12 slow last stage") << "zb-h1" << 4 << 12 << 1 << 1.0 << true;
 }
 
 // Schedules long enough that a box is under 2 px at zoom 1.
@@ -237,6 +239,41 @@ private slots:
         }
         for (const ui::TimelineBubble& b : layout.bubbles())
             if (b.rect.width() >= 1) QCOMPARE(layout.bubbleAt(b.rect.center()), &b);
+    }
+
+    // DualPipe's F&B pairs: the two halves share one span, forward over backward, each
+    // found by the pointer and each naming its partner.
+    void pairedHalvesShareTheirSpan() {
+        const core::PipelineResult r = simulate("dualpipe", 4, 16, 2, 0.5);
+        const TimelineLayout layout(r, kViewport, 1, 0);
+        QCOMPARE(layout.boxes().size(), r.events.size());
+        int pairs = 0;
+        for (const ui::TimelineBox& b : layout.boxes()) {
+            const QRectF lane = layout.laneRect(b.stage);
+            if (!b.paired) {
+                QCOMPARE(b.rect.top(), lane.top());
+                QCOMPARE(b.rect.bottom(), lane.bottom());
+                continue;
+            }
+            ++pairs;
+            QVERIFY(b.pairMicroBatch >= 0);
+            if (b.phase == core::Phase::Forward) {
+                QCOMPARE(b.rect.top(), lane.top());
+                QCOMPARE(b.rect.bottom(), lane.center().y());
+            } else {
+                QCOMPARE(b.phase, core::Phase::Backward);
+                QCOMPARE(b.rect.top(), lane.center().y());
+                QCOMPARE(b.rect.bottom(), lane.bottom());
+            }
+            if (b.rect.width() >= 1) QCOMPARE(layout.boxAt(b.rect.center()), &b);
+            QVERIFY2(ui::describe(b).contains(QString("overlapped with micro-batch %1's").arg(b.pairMicroBatch)),
+                     qPrintable(ui::describe(b)));
+        }
+        QVERIFY(pairs > 0 && pairs % 2 == 0);
+        // Split backwards name themselves; a backward that holds its W says so.
+        bool whole = false;
+        for (const ui::TimelineBox& b : layout.boxes()) whole |= b.withWeightGrad;
+        QVERIFY(whole);
     }
 
     void boxesAndBubblesTileEachLane_data() {
