@@ -212,7 +212,11 @@ void TimelineLayout::place(const core::PipelineResult& r, const TimelineMetrics&
             if (visible(band.rect)) m_bands.push_back(band);
             bandPiece = nullptr;
         };
-        for (const core::PipelineEvent* e : lane) {
+        // Whether this lane runs weight gradients apart: only then is a backward that
+        // holds its own worth saying so.
+        const bool splitLane = std::any_of(lane.begin(), lane.end(), [](auto* e) { return e->phase == core::Phase::WeightGrad; });
+        for (std::size_t i = 0; i < lane.size(); ++i) {
+            const core::PipelineEvent* e = lane[i];
             const TimelineAxis::Piece* piece = squeezedPiece(*e);
             if (bandPiece && piece != bandPiece) closeBand();
             if (piece) {
@@ -224,7 +228,7 @@ void TimelineLayout::place(const core::PipelineResult& r, const TimelineMetrics&
                 }
                 band.end = e->end;
                 ++band.events;
-                band.busy += e->end - e->start;
+                if (!(e->paired && e->phase != core::Phase::Forward)) band.busy += e->end - e->start;  // a pair once
                 band.forward |= e->phase == core::Phase::Forward;
                 band.backward |= e->phase == core::Phase::Backward;
                 band.weightGrad |= e->phase == core::Phase::WeightGrad;
@@ -234,8 +238,19 @@ void TimelineLayout::place(const core::PipelineResult& r, const TimelineMetrics&
                 idle(e->start);
                 TimelineBox box{
                     span(s, e->start, e->end), s, e->microBatch, e->chunk, e->phase, e->start, e->end, false};
+                box.withWeightGrad = e->withWeightGrad && splitLane;
+                if (e->paired) {  // its partner is the neighbour with the same start (simulatePipeline emits them together)
+                    const core::PipelineEvent* partner = nullptr;
+                    for (std::size_t j : {i + 1, i - 1})
+                        if (j < lane.size() && lane[j]->paired && lane[j]->start == e->start && lane[j]->phase != e->phase)
+                            partner = lane[j];
+                    box.paired = true;
+                    if (partner) box.pairMicroBatch = partner->microBatch, box.pairChunk = partner->chunk;
+                    const double half = box.rect.height() / 2;
+                    box.rect = e->phase == core::Phase::Forward ? box.rect.adjusted(0, 0, 0, -half) : box.rect.adjusted(0, half, 0, 0);
+                }
                 box.labelFits = box.rect.width() >= digits(e->microBatch) * metrics.digitWidth + 4 &&
-                                m_laneHeight >= metrics.textHeight;
+                                box.rect.height() >= metrics.textHeight;
                 if (visible(box.rect)) m_boxes.push_back(box);
             }
             cursor = std::max(cursor, e->end);
@@ -262,7 +277,11 @@ const TimelineBox* TimelineLayout::boxAt(QPointF point) const {
     auto it = std::upper_bound(begin, end, point.x(), [](double x, const TimelineBox& b) { return x < b.rect.left(); });
     if (it == begin) return nullptr;
     --it;
-    return point.x() <= it->rect.right() ? &*it : nullptr;
+    // The two halves of a pair share their span: take the one under the pointer.
+    if (it->paired && !it->rect.contains(point) && it != begin && std::prev(it)->paired &&
+        std::prev(it)->rect.left() == it->rect.left())
+        --it;
+    return point.x() <= it->rect.right() && (!it->paired || it->rect.contains(point)) ? &*it : nullptr;
 }
 
 const TimelineBand* TimelineLayout::bandAt(QPointF point) const {
@@ -318,11 +337,19 @@ QString phaseName(core::Phase phase) {
 }
 
 QString describe(const TimelineBox& b) {
-    return tr("stage %1 · micro-batch %2 · chunk %3 · %4 · %5 (%6)")
-        .arg(b.stage)
-        .arg(b.microBatch)
-        .arg(b.chunk)
-        .arg(phaseName(b.phase), secondsText(b.end - b.start), rangeText(b.start, b.end));
+    QString phase = phaseName(b.phase);
+    if (b.phase == core::Phase::Backward && b.withWeightGrad) phase = tr("backward with its weight gradient");
+    QString text = tr("stage %1 · micro-batch %2 · chunk %3 · %4 · %5 (%6)")
+                       .arg(b.stage)
+                       .arg(b.microBatch)
+                       .arg(b.chunk)
+                       .arg(phase, secondsText(b.end - b.start), rangeText(b.start, b.end));
+    if (b.paired && b.pairMicroBatch >= 0)
+        text += tr(" · overlapped with micro-batch %1's %2 (chunk %3): each hides the other's communication")
+                    .arg(b.pairMicroBatch)
+                    .arg(b.phase == core::Phase::Forward ? tr("backward") : tr("forward"))
+                    .arg(b.pairChunk);
+    return text;
 }
 
 QString bandLabel(const TimelineBand& b) {

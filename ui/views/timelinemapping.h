@@ -59,6 +59,11 @@ struct TimelineBox {
     core::Phase phase = core::Phase::Forward;
     double start = 0, end = 0;  // seconds
     bool labelFits = false;     // the micro-batch number fits inside
+    bool withWeightGrad = false;  // a backward that runs its weight gradient inside, on a lane that splits others
+    // Half of an overlapped F&B pair (DualPipe): the forward takes the lane's top
+    // half, the backward its bottom half, over the same span.
+    bool paired = false;
+    int pairMicroBatch = -1, pairChunk = -1;
 };
 
 struct TimelineBubble {  // a stage waiting, between 0 and the makespan

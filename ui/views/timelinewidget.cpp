@@ -225,6 +225,14 @@ void TimelineWidget::paintTitle(QPainter& painter, const TimelineLayout& layout)
     std::vector<Entry> entries;
     for (int p = 0; p < 3; ++p)
         if (m_phases[p]) entries.push_back({phaseName(core::Phase(p)), phaseColour(core::Phase(p)), Qt::NoBrush});
+    if (std::any_of(m_result.events.begin(), m_result.events.end(), [](const core::PipelineEvent& e) { return e.paired; })) {
+        // DualPipe's F&B: drawn as the lane's top half forward over its bottom half backward.
+        QLinearGradient split(0, 0, 0, 1);
+        split.setCoordinateMode(QGradient::ObjectMode);
+        split.setColorAt(0, kForward), split.setColorAt(0.5, kForward);
+        split.setColorAt(0.5001, kBackward), split.setColorAt(1, kBackward);
+        entries.push_back({tr("F&B pair (overlapped)"), QBrush(split), Qt::NoBrush});
+    }
     entries.push_back({tr("bubble (idle)"), bubbleBase(palette()), bubbleHatch(palette())});
     const double swatch = std::round(fm.height() * 0.8), gap = std::round(fm.height());
     double width = 0;
