@@ -9,11 +9,11 @@ using namespace tessera::core;
 
 namespace {
 
-std::string allAuto(const std::string& head, int gbs) {
+std::string allAuto(const std::string& head, int gbs, const std::string& schedules = "auto") {
     return head +
            "search:\n  space: {tp: auto, pp: auto, vpp: auto, cp: auto, ep: auto, micro_batch_size: auto, sequence_parallel: auto,\n"
-           "          optimizer_parallel: auto, grad_shard: auto, grad_shard_as_params: auto, recompute: auto, pp_schedule: auto}\n"
-           "  constraints: {global_batch_size: " + std::to_string(gbs) + "}\n";
+           "          optimizer_parallel: auto, grad_shard: auto, grad_shard_as_params: auto, recompute: auto, pp_schedule: " +
+           schedules + "}\n  constraints: {global_batch_size: " + std::to_string(gbs) + "}\n";
 }
 
 void measure(const char* name, const std::string& yaml) {
@@ -43,6 +43,20 @@ private slots:
     void deepseekV3On2048H800() {
         measure("DeepSeek-V3 on 2,048 H800", allAuto("model: deepseek-v3\ncluster: {device: h800, devices: 2048}\n"
                                                      "exec: {seq_length: 4096}\n", 15360));
+    }
+    // The schedule axis one value at a time: what each schedule costs per priced
+    // candidate (dualpipe is simulated, the others are closed forms).
+    void deepseekV3PerSchedule() {
+        const std::string head = "model: deepseek-v3\ncluster: {device: h800, devices: 2048}\nexec: {seq_length: 4096}\n";
+        for (const char* schedule : {"[1f1b]", "[interleaved]", "[gpipe]", "[zb-h1]", "[dualpipe]"}) {
+            const SearchSetup setup = searchSetup(parseScenario(allAuto(head, 15360, schedule), "bench", Format::Yaml, ""));
+            SearchOptions options;
+            options.threads = 1;
+            const SearchResult r = runSearch(setup, options);
+            qInfo("DeepSeek-V3 on 2,048 H800, pp_schedule %s: %llu priced (%llu fit) in %.3f s = %.1f us per priced candidate",
+                  schedule, (unsigned long long)r.evaluated, (unsigned long long)r.feasible, r.elapsedSeconds,
+                  r.evaluated ? 1e6 * r.elapsedSeconds / double(r.evaluated) : 0.0);
+        }
     }
     void llama405bOn16384H100() {
         measure("Llama-3 405B on 16,384 H100", allAuto("model: llama3-405b\ncluster: {device: h100-sxm, devices: 16384}\n"
