@@ -112,6 +112,7 @@ Summary evaluateDual(const CostInput& in, const std::vector<DualSlot>& slots, Es
         detail->breakdown.communicationExposed = std::max(0.0, comm - hidden) + tailDp;
         detail->breakdown.compute = maxBusy - recompute - std::max(0.0, comm - hidden);
         detail->breakdown.bubble = run.makespan - maxBusy;
+        detail->breakdown.communicationHiddenBySchedule = std::min(comm, hidden);
         detail->breakdown.optimizer = tailOptimizer;
         detail->bubbleFraction = run.makespan > 0 ? (run.makespan - maxBusy) / run.makespan : 0;
     }

@@ -49,6 +49,13 @@ struct StageTime {  // one micro-batch through all the stage's chunks, seconds
     double forward = 0, backward = 0, weightGrad = 0, recompute = 0;  // backward excludes weightGrad and recompute
     double communication = 0;  // exposed collectives inside forward and backward (included above)
     double forwardComm = 0, backwardComm = 0;  // the same, forward and backward apart (communication is their sum)
+    // The same by dimension (they sum to communication): tp, cp, ep, pp send/receive,
+    // dp the per-micro-batch parameter gathers and gradient reduce-scatters of FSDP,
+    // host the activation offload copies.
+    struct ByDimension {
+        double tp = 0, cp = 0, ep = 0, pp = 0, dp = 0, host = 0;
+        double sum() const { return tp + cp + ep + pp + dp + host; }
+    } exposed;
     double tp = 0, cp = 0, ep = 0, pp = 0;  // collectives before overlap, forward + backward
     double dp = 0, dpExposed = 0, optimizer = 0;  // once per step
     double host = 0;  // copies over the host link before overlap: activation offload per micro-batch, forward + backward
@@ -71,6 +78,9 @@ struct StageEstimate {
 
 struct TimeBreakdown {
     double compute = 0, recompute = 0, communicationExposed = 0, bubble = 0, optimizer = 0;
+    // Not a share of the step: the exposed communication the schedule's overlap hid on
+    // top of what each layer hides (DualPipe's F&B pairs), on the busiest device.
+    double communicationHiddenBySchedule = 0;
 };
 
 struct Estimate {

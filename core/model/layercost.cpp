@@ -310,13 +310,16 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
         out.epBuffer = 2 * Bc * tokensAtExperts * h;
     }
     out.tpSeconds = 2 * tpForward;
-    out.cpSeconds = 2 * cpForward;
+    out.cpSeconds = 3 * cpForward;  // the backward moves twice the forward's (the keys' and values' gradients too)
     out.epSeconds = 2 * epForward;
     auto exposed = [&](double tpS, double cpS, double epS, double core) {
         return (1 - tpHidden) * tpS + std::max(0.0, cpS - kCpOverlap * core) + (1 - kEpOverlap) * epS;
     };
     out.commExposedForward = exposed(tpForward, cpForward, epForward, coreForward);
     out.commExposedBackward = exposed(tpForward, 2 * cpForward, epForward, coreBackward);
+    out.tpExposed = 2 * (1 - tpHidden) * tpForward;
+    out.cpExposed = std::max(0.0, cpForward - kCpOverlap * coreForward) + std::max(0.0, 2 * cpForward - kCpOverlap * coreBackward);
+    out.epExposed = 2 * (1 - kEpOverlap) * epForward;
     out.forward = gemmSeconds + coreForward + elementForward + out.commExposedForward;
     out.backwardInput = gemmSeconds + coreBackward + 2 * elementForward + out.commExposedBackward;
     out.backwardWeight = gemmSeconds;  // dW: one GEMM of the forward's size per forward GEMM

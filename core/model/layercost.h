@@ -51,6 +51,7 @@ struct LayerCost {
     // Time of one micro-batch, seconds.
     double forward = 0, backwardInput = 0, backwardWeight = 0, recompute = 0;
     double commExposedForward = 0, commExposedBackward = 0;  // included in the above
+    double tpExposed = 0, cpExposed = 0, epExposed = 0;       // the same by dimension, forward + backward
     double tpSeconds = 0, cpSeconds = 0, epSeconds = 0;      // before overlap, forward + backward
     // Model FLOPs of the whole micro-batch (all devices of a replica), forward, no recompute.
     double modelFlopsForward = 0;

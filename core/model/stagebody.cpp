@@ -140,6 +140,7 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
             time.recompute += k * lc.recompute;
             layerForward += k * lc.forward, layerBackward += k * (lc.backwardInput + lc.backwardWeight + lc.recompute);
             time.forwardComm += k * lc.commExposedForward, time.backwardComm += k * lc.commExposedBackward;
+            time.exposed.tp += k * lc.tpExposed, time.exposed.cp += k * lc.cpExposed, time.exposed.ep += k * lc.epExposed;
             b.weightGradKept += k * lc.weightGradKept;
             time.tp += k * lc.tpSeconds, time.cp += k * lc.cpSeconds, time.ep += k * lc.epSeconds;
             working = std::max(working, lc.keptNone - lc.kept + lc.gradBuffer + lc.gatheredInput);
@@ -153,6 +154,7 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
             const double exposed = (1 - (st.schedule == Schedule::Interleaved ? kPpOverlapInterleaved : kPpOverlap)) * send.seconds;
             time.forward += exposed, time.backward += exposed;
             time.forwardComm += exposed, time.backwardComm += exposed;
+            time.exposed.pp += 2 * exposed;
             time.pp += 2 * send.seconds;
         }
     }
@@ -183,6 +185,7 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
         const double back = std::max(0.0, copy - b.offloadBackWindow);
         time.forward += out, time.backward += back;
         time.forwardComm += out, time.backwardComm += back;
+        time.exposed.host += out + back;
         time.host += 2 * copy;
     }
     // The embedding: a vocabulary-parallel table (and learned positions) on the first
@@ -211,6 +214,7 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
         time.forward += lookup + (1 - kTpOverlap) * ar.seconds;
         time.backward += lookup + (1 - kTpOverlap) * ar.seconds;
         time.forwardComm += (1 - kTpOverlap) * ar.seconds, time.backwardComm += (1 - kTpOverlap) * ar.seconds;
+        time.exposed.tp += 2 * (1 - kTpOverlap) * ar.seconds;
         time.tp += 2 * ar.seconds;
         b.head.forward = b.head.backward = lookup + (1 - kTpOverlap) * ar.seconds;
     }
@@ -235,7 +239,7 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
         time.weightGrad += heads * gemm;
         if (!run.lossParallel) {
             const double gather = heads * allGather(Bc * T * vocab, st.tp, ctx.links.tp, dev).seconds;
-            time.forward += gather, time.forwardComm += gather, time.tp += gather;
+            time.forward += gather, time.forwardComm += gather, time.exposed.tp += gather, time.tp += gather;
         }
         b.modelFlopsForward += heads * 2 * s * double(st.mbs) * h * double(m.vocab);
         b.tail.forward = time.forward - forwardStart;
@@ -294,6 +298,7 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
             time.backward += (perMicroBatch - ag) * (1 - kParamGatherOverlap);
             time.forwardComm += ag * (1 - kParamGatherOverlap);
             time.backwardComm += (perMicroBatch - ag) * (1 - kParamGatherOverlap);
+            time.exposed.dp += perMicroBatch * (1 - kParamGatherOverlap);
         } else if (st.optimizerSharded) {
             time.dp = allGather(params * Bg, group, ctx.links.dp, dev).seconds +  // reduce-scatter
                       allGather(expertParams * Bg, expertGroup, ctx.links.edp, dev).seconds;

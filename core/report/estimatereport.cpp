@@ -50,8 +50,9 @@ std::string headline(const ResolvedScenario& r) {
 
 std::vector<std::string> keyFigures(const Estimate& e) {
     std::vector<std::string> out;
-    out.push_back(printf("Peak %s GiB of %s GiB (stage %d): %s", gibNumber(e.peakMemory).c_str(), gibNumber(e.deviceMemory).c_str(),
-                         e.peakStage, e.fits ? "fits" : "DOES NOT FIT"));
+    const bool mirrored = !e.stages.empty() && e.stages.front().hasMirror;  // dualpipe: a row is a device of two stages
+    out.push_back(printf("Peak %s GiB of %s GiB (%s %d): %s", gibNumber(e.peakMemory).c_str(), gibNumber(e.deviceMemory).c_str(),
+                         mirrored ? "device" : "stage", e.peakStage, e.fits ? "fits" : "DOES NOT FIT"));
     out.push_back(printf("Step %s · %s tokens/s · MFU %.1f %% · bubble %.1f %%", formatSeconds(e.stepSeconds).c_str(),
                          withThousands(std::llround(e.tokensPerSecond)).c_str(), e.mfu * 100, e.bubbleFraction * 100));
     const TimeBreakdown& b = e.breakdown;
@@ -59,6 +60,9 @@ std::vector<std::string> keyFigures(const Estimate& e) {
                          formatSeconds(b.compute).c_str(), formatSeconds(b.recompute).c_str(),
                          formatSeconds(b.communicationExposed).c_str(), formatSeconds(b.bubble).c_str(),
                          formatSeconds(b.optimizer).c_str()));
+    if (b.communicationHiddenBySchedule > 0)
+        out.push_back(printf("The schedule's F&B pairs hide %s more communication on the busiest device",
+                             formatSeconds(b.communicationHiddenBySchedule).c_str()));
     out.push_back(printf("Parameters: %s in all, at most %s on one device", withThousands(e.totalParameters).c_str(),
                          withThousands(std::llround(e.perDeviceMaxParameters)).c_str()));
     return out;
@@ -107,6 +111,13 @@ nlohmann::ordered_json timeJson(const StageTime& t) {
             {"weight_grad_s", t.weightGrad}, {"recompute_s", t.recompute}, {"communication_s", t.communication},
             {"communication_forward_s", t.forwardComm}, {"communication_backward_s", t.backwardComm},
             {"communication_by_dimension_s", {{"tp", t.tp}, {"cp", t.cp}, {"ep", t.ep}, {"pp", t.pp}, {"dp", t.dp}}},
+            // per micro-batch, forward + backward: what each layer leaves exposed, and the rest of it hidden
+            {"communication_exposed_by_dimension_s",
+             {{"tp", t.exposed.tp}, {"cp", t.exposed.cp}, {"ep", t.exposed.ep}, {"pp", t.exposed.pp}, {"dp", t.exposed.dp},
+              {"host", t.exposed.host}}},
+            {"communication_hidden_by_dimension_s",
+             {{"tp", t.tp - t.exposed.tp}, {"cp", t.cp - t.exposed.cp}, {"ep", t.ep - t.exposed.ep},
+              {"pp", t.pp - t.exposed.pp}, {"host", t.host - t.exposed.host}}},
             {"dp_exposed_s", t.dpExposed}, {"optimizer_s", t.optimizer}, {"host_copy_s", t.host}};
 }
 
@@ -152,7 +163,8 @@ std::string estimateJson(const ResolvedScenario& r, const Estimate& e) {
     out["not_priced"] = unpriced;
     out["time_breakdown_s"] = {{"compute", e.breakdown.compute}, {"recompute", e.breakdown.recompute},
                                {"communication_exposed", e.breakdown.communicationExposed},
-                               {"bubble", e.breakdown.bubble}, {"optimizer", e.breakdown.optimizer}};
+                               {"bubble", e.breakdown.bubble}, {"optimizer", e.breakdown.optimizer},
+                               {"communication_hidden_by_schedule", e.breakdown.communicationHiddenBySchedule}};
     return out.dump(2) + "\n";
 }
 

@@ -136,6 +136,38 @@ private slots:
         }
     }
 
+    // Exposed communication by dimension adds up to the stage's exposed total, and no
+    // dimension shows more exposed than it moves before overlap.
+    void exposedByDimensionSums_data() {
+        QTest::addColumn<QString>("yaml");
+        QTest::newRow("moe ep, dualpipe") << QString::fromStdString(moe("dualpipe"));
+        QTest::newRow("moe ep, zb-h1") << QString::fromStdString(moe("zb-h1"));
+        QTest::newRow("tp 8 sp, cp 2 ring, pp 4") << "model: llama3-70b\ncluster: {device: h100-sxm, devices: 64}\n"
+                                                  "exec: {tp: 8, pp: 4, cp: 2, sequence_parallel: true, seq_length: 16384, "
+                                                  "micro_batch_size: 1, micro_batch_num: 16}\n";
+        QTest::newRow("fsdp over 8") << "model: llama3-8b\ncluster: {device: a100-80gb, devices: 8}\n"
+                                     "exec: {seq_length: 4096, micro_batch_size: 1, micro_batch_num: 4, optimizer_parallel: true, "
+                                     "grad_shard_as_params: true}\n";
+        QTest::newRow("offload") << "model: llama3-8b\ncluster: {device: h100-sxm, devices: 8}\n"
+                                 "exec: {tp: 2, pp: 4, seq_length: 8192, micro_batch_size: 1, micro_batch_num: 8, activation_offload: 2}\n";
+    }
+    void exposedByDimensionSums() {
+        QFETCH(QString, yaml);
+        const Estimate e = estimateYaml(yaml.toStdString());
+        double moved = 0;
+        for (const StageEstimate& s : e.stages)
+            for (const StageTime* t : {&s.time, s.hasMirror ? &s.mirror : nullptr}) {
+                if (!t) continue;
+                QVERIFY2(std::abs(t->exposed.sum() - t->communication) <= 1e-12 + 1e-9 * t->communication,
+                         qPrintable(QString("stage %1: %2 by dimension, %3 in all").arg(s.stage).arg(t->exposed.sum()).arg(t->communication)));
+                const double slack = 1e-12;
+                QVERIFY(t->exposed.tp <= t->tp + slack && t->exposed.cp <= t->cp + slack && t->exposed.ep <= t->ep + slack);
+                QVERIFY(t->exposed.pp <= t->pp + slack && t->exposed.host <= t->host + slack);
+                moved += t->exposed.sum();
+            }
+        QVERIFY(moved > 0);
+    }
+
     // The planner models one stage per device under the 1F1B family: it says so
     // rather than balance a zb-h1 or dualpipe strategy as if it were 1f1b.
     void plannerRefusesWhatItDoesNotModel_data() {
