@@ -26,6 +26,17 @@ std::vector<std::vector<PlacedLayer>> layersByStage(const CostInput& in) {
             }
         }
     }
+    if (st.schedule == Schedule::DualPipe) {  // a device runs its stage, then (chunk 1) the mirrored one
+        std::vector<std::vector<PlacedLayer>> devices(out.size());
+        for (std::size_t r = 0; r < out.size(); ++r) {
+            devices[r] = out[r];
+            for (PlacedLayer l : out[out.size() - 1 - r]) {
+                l.chunk = 1;
+                devices[r].push_back(l);
+            }
+        }
+        return devices;
+    }
     return out;
 }
 

@@ -19,7 +19,8 @@ struct PlacedLayer {
     bool offloaded = false;  // its activations go to the host (exec.activation_offload)
 };
 
-// Per stage, its layers in the order it runs them (chunk by chunk).
+// Per stage, its layers in the order it runs them (chunk by chunk). Under dualpipe
+// per device: its own stage as chunk 0, then the mirrored stage p-1-s as chunk 1.
 std::vector<std::vector<PlacedLayer>> layersByStage(const CostInput& in);
 
 // The layers by stage with the words a view shows: every recompute class's and layer

@@ -10,6 +10,7 @@
 #include "io/scenarioio.h"
 #include "model/estimate.h"
 #include "model/evaluation.h"
+#include "model/stagelayers.h"
 #include "pipeline/closedform.h"
 #include "plan/planner.h"
 #include "pipeline/schedule.h"
@@ -85,6 +86,27 @@ private slots:
         QVERIFY(dual.breakdown.communicationExposed < one.breakdown.communicationExposed);
         QVERIFY(std::abs(sumBreakdown(dual) - dual.stepSeconds) <= 1e-9 * dual.stepSeconds);
         QCOMPARE(dual.tokensPerSecond * dual.stepSeconds, one.tokensPerSecond * one.stepSeconds);  // the same batch
+    }
+
+    // The layer strip's layers per device: its own stage's, then the mirrored stage's
+    // as chunk 1, as many as the estimate's row counts.
+    void dualPipeLayersPerDevice() {
+        const ResolvedScenario r = resolveYaml(moe("dualpipe")), one = resolveYaml(moe("1f1b"));
+        const StagedLayers dual = stagedLayers(r), single = stagedLayers(one);
+        const Estimate e = estimate(r);
+        const std::size_t p = single.stages.size();
+        QCOMPARE(dual.stages.size(), p);
+        for (std::size_t d = 0; d < p; ++d) {
+            QCOMPARE(std::int64_t(dual.stages[d].size()), e.stages[d].layers);
+            const auto& own = single.stages[d];
+            const auto& mirror = single.stages[p - 1 - d];
+            QCOMPARE(dual.stages[d].size(), own.size() + mirror.size());
+            for (std::size_t i = 0; i < own.size(); ++i) QCOMPARE(dual.stages[d][i].layer, own[i].layer);
+            for (std::size_t i = 0; i < mirror.size(); ++i) {
+                QCOMPARE(dual.stages[d][own.size() + i].layer, mirror[i].layer);
+                QCOMPARE(dual.stages[d][own.size() + i].chunk, 1);
+            }
+        }
     }
 
     // The activations DualPipe reports are the simulation's peak over time, which for

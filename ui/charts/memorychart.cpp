@@ -24,7 +24,10 @@ double gib(core::Bytes b) { return double(b) / double(core::GiB); }
 QChart* buildMemoryChart(const core::Estimate& e, const core::Estimate* baseline) {
     auto* chart = new QChart;
     chart->setTheme(colours::darkPalette() ? QChart::ChartThemeDark : QChart::ChartThemeLight);  // before any series: it recolours them
-    chart->setTitle(QObject::tr("Memory per device by pipeline stage (GiB = 2^30 bytes)"));
+    // dualpipe: a bar is a device holding stage s and the mirrored stage p-1-s
+    const bool mirrored = !e.stages.empty() && e.stages.front().hasMirror;
+    chart->setTitle(mirrored ? QObject::tr("Memory per device, each with its stage and the mirrored one (GiB = 2^30 bytes)")
+                             : QObject::tr("Memory per device by pipeline stage (GiB = 2^30 bytes)"));
     chart->setAnimationOptions(QChart::NoAnimation);
     auto* series = new QStackedBarSeries(chart);
     double top = gib(e.deviceMemory);
@@ -58,7 +61,8 @@ QChart* buildMemoryChart(const core::Estimate& e, const core::Estimate* baseline
     }
     auto* x = new QBarCategoryAxis(chart);
     x->append(categories);
-    x->setTitleText(QObject::tr("pipeline stage (\"over\": above the device's memory)"));
+    x->setTitleText(mirrored ? QObject::tr("device s: stages s and p-1-s under dualpipe (\"over\": above the device's memory)")
+                             : QObject::tr("pipeline stage (\"over\": above the device's memory)"));
     auto* y = new QValueAxis(chart);
     // Round ticks a reader can count: 10, 20 or 50 GiB apart.
     const double step = top > 300 ? 50 : top > 120 ? 20 : 10;
