@@ -112,12 +112,12 @@ private slots:
             "          sequence_parallel: auto, optimizer_parallel: auto, pp_schedule: auto, recompute: [none, selective]}\n"
             "  constraints: {global_batch_size: 256}\n") << 18000;
         // Mixtral 8x7B on 32 H100: experts over EP, expert TP, a stated expert shard
-        // the search carries. 18,432 candidates.
+        // the search carries, and the zero-bubble and dual schedules. 36,864 candidates.
         QTest::newRow("MoE, EP and ETP") << QString(
             "model: mixtral-8x7b\ncluster: {device: h100-sxm, devices: 32}\n"
             "exec: {seq_length: 4096, expert_shard: 2}\n"
             "search:\n  space: {tp: auto, pp: auto, cp: [1, 2], ep: auto, etp: [1, 2, 4], micro_batch_size: [1, 2],\n"
-            "          sequence_parallel: auto, optimizer_parallel: auto, recompute: [none, full], pp_schedule: [1f1b, gpipe]}\n"
+            "          sequence_parallel: auto, optimizer_parallel: auto, recompute: [none, full], pp_schedule: [1f1b, gpipe, zb-h1, dualpipe]}\n"
             "  constraints: {global_batch_size: 128}\n") << 18000;
         // Llama-3 8B on 16 H100: every recompute mode and ZeRO stage, listed optimizer
         // shards over a sharding domain that spans cp, resharded FSDP parameters with
