@@ -95,6 +95,8 @@ Summary evaluateDual(const CostInput& in, const std::vector<DualSlot>& slots, Es
             out.time = own.time;
             out.hasMirror = true;
             out.mirror = mirror.time;
+            const double work = double(m) / 2 * (own.time.perMicroBatch() + mirror.time.perMicroBatch());
+            out.hiddenBySchedule = std::max(0.0, work - run.busy[std::size_t(r)]);
         }
     }
     summary.stepSeconds = run.makespan + tail;

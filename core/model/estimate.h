@@ -74,6 +74,7 @@ struct StageEstimate {
     // micro-batches, with its own copy of those parameters (memory counts both).
     bool hasMirror = false;
     StageTime mirror;
+    double hiddenBySchedule = 0;  // per step: exposed communication the F&B pairs hid on this device
 };
 
 struct TimeBreakdown {

@@ -80,6 +80,22 @@ private slots:
             QCOMPARE(d.mirror.forward, one.stages[p - 1 - r].time.forward);
         }
         QVERIFY(dual.perDeviceMaxParameters > one.perDeviceMaxParameters);
+        // Each device's busy time is its work less what its pairs hid; the busiest one
+        // sets the compute the step's breakdown shows.
+        const double m = 32;
+        double busiest = 0;
+        for (const StageEstimate& d : dual.stages) {
+            QVERIFY(d.hiddenBySchedule > 0);
+            busiest = std::max(busiest, m / 2 * (d.time.perMicroBatch() + d.mirror.perMicroBatch()) - d.hiddenBySchedule);
+        }
+        double tail = -1, tailDp = 0;  // the device whose gradient reduction and step end last
+        for (const StageEstimate& d : dual.stages) {
+            const double t = d.time.dpExposed + d.mirror.dpExposed + d.time.optimizer + d.mirror.optimizer;
+            if (t > tail) tail = t, tailDp = d.time.dpExposed + d.mirror.dpExposed;
+        }
+        const TimeBreakdown& b = dual.breakdown;
+        QVERIFY(std::abs(b.compute + b.recompute + b.communicationExposed - tailDp - busiest) <= 1e-9 * busiest);
+        QVERIFY(std::abs(dual.stepSeconds - (busiest + b.bubble + tail)) <= 1e-9 * dual.stepSeconds);
         QVERIFY2(dual.stepSeconds < one.stepSeconds,
                  qPrintable(QString("dualpipe %1 s, 1f1b %2 s").arg(dual.stepSeconds).arg(one.stepSeconds)));
         QVERIFY(dual.breakdown.bubble < one.breakdown.bubble);

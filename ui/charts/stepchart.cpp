@@ -27,13 +27,22 @@ QString signedSeconds(double d) {
 
 // One stage's step in the breakdown's terms: its busy time per micro-batch times the
 // micro-batches, its share of the data-parallel tail and optimizer, idle for the rest.
+// Under dualpipe a row is a device: half the micro-batches through its own stage, half
+// through the mirrored one, less what its F&B pairs hid.
 core::TimeBreakdown stageBreakdown(const core::Estimate& e, const core::StageEstimate& s, std::int64_t microBatches) {
-    const double m = double(microBatches);
     core::TimeBreakdown b;
-    b.recompute = m * s.time.recompute;
-    b.communicationExposed = m * s.time.communication + s.time.dpExposed;
-    b.compute = m * (s.time.forward + s.time.backward + s.time.weightGrad - s.time.communication);
-    b.optimizer = s.time.optimizer;
+    auto add = [&](const core::StageTime& t, double m) {
+        b.recompute += m * t.recompute;
+        b.communicationExposed += m * t.communication + t.dpExposed;
+        b.compute += m * (t.forward + t.backward + t.weightGrad - t.communication);
+        b.optimizer += t.optimizer;
+    };
+    if (s.hasMirror) {
+        add(s.time, double(microBatches) / 2), add(s.mirror, double(microBatches) / 2);
+        b.communicationExposed = std::max(0.0, b.communicationExposed - s.hiddenBySchedule);
+    } else {
+        add(s.time, double(microBatches));
+    }
     b.bubble = std::max(0.0, e.stepSeconds - b.compute - b.recompute - b.communicationExposed - b.optimizer);
     return b;
 }
@@ -67,7 +76,7 @@ QChart* buildStepChart(const core::Estimate& e, std::int64_t microBatches, const
     if (e.stages.size() > 1 && e.stages.size() <= std::size_t(kStageRows)) {
         for (auto s = e.stages.rbegin(); s != e.stages.rend(); ++s) {
             stageRows.push_back(stageBreakdown(e, *s, microBatches));
-            rows << QObject::tr("stage %1").arg(s->stage);
+            rows << (s->hasMirror ? QObject::tr("device %1") : QObject::tr("stage %1")).arg(s->stage);  // dualpipe: a device of two stages
         }
     }
     if (baseline) rows << QObject::tr("baseline step");
