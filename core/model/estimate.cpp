@@ -30,11 +30,12 @@ bool sameLayers(const detail::StageContext& ctx, std::int64_t stage) {
     return true;
 }
 
-// A stage as DualPipe pairs it: what it holds apart from activations, its saved
-// activations per micro-batch, and its times.
+// A stage as a simulated schedule runs it: what it holds apart from activations, its
+// saved activations per micro-batch (all of it, and per chunk), and its times.
 struct DualSlot {
     StageMemory memory;
     double kept = 0, weightGradKept = 0, params = 0;
+    std::array<double, 2> chunkKept{};  // V schedules: chunk 0 with the embedding, chunk 1 with the output
     std::int64_t layers = 0;
     StageTime time;
 };
@@ -43,36 +44,63 @@ StageTimes simulatorTimes(const StageTime& t) {
     return {t.forward, t.backward + t.recompute, t.weightGrad, t.forwardComm, t.backwardComm};
 }
 
-// DualPipe (deepseek-ai/DualPipe): device r runs stage r for one direction and stage
-// p-1-r for the other, holding both stages' parameters. The schedule has no exact
-// closed form once forward, input gradient and weight gradient differ
-// (closedform.h pipelineMakespanDual), so it is priced by its simulation, which
-// also gives each device's activation peak over time.
+StageTimes halved(const StageTimes& t) {
+    return {t.forward / 2, t.backward / 2, t.weightGrad / 2, t.forwardComm / 2, t.backwardComm / 2};
+}
+
+// The schedules with no exact closed form, priced by their simulation, which also
+// gives each device's activation peak over time:
+//  - dualpipe (deepseek-ai/DualPipe): device r runs stage r for one direction and stage
+//    p-1-r for the other, holding both stages' parameters (closedform.h
+//    pipelineMakespanDual is exact only for equal stages with F = B_input);
+//  - zbv, dualpipev: stage s holds chunks s and 2p-1-s of a V. The stage's time is
+//    split evenly over its two chunks (as the Pipeline view's interleaved chunks are);
+//    what each chunk keeps is its own.
 Summary evaluateDual(const CostInput& in, const std::vector<DualSlot>& slots, Estimate* detail) {
     const Strategy& st = in.strategy;
     const int p = int(st.pp), m = int(st.mbn);
+    const bool mirrored = st.schedule == Schedule::DualPipe;
     PipelineInput pipe;
-    pipe.schedule = "dualpipe", pipe.stages = p, pipe.chunks = 2, pipe.microBatches = m;
+    pipe.schedule = scheduleName(st.schedule), pipe.stages = p, pipe.chunks = 2, pipe.microBatches = m;
     pipe.times.resize(std::size_t(p));
     pipe.keptBytes.resize(std::size_t(p));
     pipe.weightGradBytes.resize(std::size_t(p));
     for (int r = 0; r < p; ++r) {
-        const DualSlot &own = slots[std::size_t(r)], &mirror = slots[std::size_t(p - 1 - r)];
-        pipe.times[std::size_t(r)] = {simulatorTimes(own.time), simulatorTimes(mirror.time)};
-        pipe.keptBytes[std::size_t(r)] = {own.kept, mirror.kept};
-        pipe.weightGradBytes[std::size_t(r)] = {own.weightGradKept, mirror.weightGradKept};
+        const DualSlot& own = slots[std::size_t(r)];
+        if (mirrored) {
+            const DualSlot& mirror = slots[std::size_t(p - 1 - r)];
+            pipe.times[std::size_t(r)] = {simulatorTimes(own.time), simulatorTimes(mirror.time)};
+            pipe.keptBytes[std::size_t(r)] = {own.kept, mirror.kept};
+            pipe.weightGradBytes[std::size_t(r)] = {own.weightGradKept, mirror.weightGradKept};
+        } else {
+            const StageTimes half = halved(simulatorTimes(own.time));
+            pipe.times[std::size_t(r)] = {half, half};
+            pipe.keptBytes[std::size_t(r)] = {own.chunkKept[0], own.chunkKept[1]};
+            pipe.weightGradBytes[std::size_t(r)] = {own.weightGradKept / 2, own.weightGradKept / 2};
+        }
     }
     const PipelineResult run = simulatePipeline(pipe);
+    // Device r's stages: its own, and under dualpipe the mirrored one; each runs
+    // `share` of the micro-batches (half each way under dualpipe).
+    auto mirrorOf = [&](int r) -> const DualSlot* { return mirrored ? &slots[std::size_t(p - 1 - r)] : nullptr; };
+    const double share = mirrored ? double(m) / 2 : double(m);
+    auto sum = [&](int r, auto field) {
+        const DualSlot* mirror = mirrorOf(r);
+        return field(slots[std::size_t(r)]) + (mirror ? field(*mirror) : 0.0);
+    };
     Summary summary;
     double tail = 0, tailDp = 0, tailOptimizer = 0, maxBusy = -1;
     int straggler = 0;
     for (int r = 0; r < p; ++r) {
-        const DualSlot &own = slots[std::size_t(r)], &mirror = slots[std::size_t(p - 1 - r)];
+        const DualSlot& own = slots[std::size_t(r)];
+        const DualSlot* mirror = mirrorOf(r);
         StageMemory mem = own.memory;
-        mem.parameters += mirror.memory.parameters, mem.gradients += mirror.memory.gradients;
-        mem.optimizerStates += mirror.memory.optimizerStates, mem.mainParameters += mirror.memory.mainParameters;
-        mem.buffers = std::max(mem.buffers, mirror.memory.buffers);
-        mem.working = std::max(mem.working, mirror.memory.working);
+        if (mirror) {
+            mem.parameters += mirror->memory.parameters, mem.gradients += mirror->memory.gradients;
+            mem.optimizerStates += mirror->memory.optimizerStates, mem.mainParameters += mirror->memory.mainParameters;
+            mem.buffers = std::max(mem.buffers, mirror->memory.buffers);
+            mem.working = std::max(mem.working, mirror->memory.working);
+        }
         mem.activations = detail::wholeBytes(run.peakBytes[std::size_t(r)]);
         const Bytes total = mem.total();
         if (total > summary.peakMemory || r == 0) {
@@ -80,35 +108,35 @@ Summary evaluateDual(const CostInput& in, const std::vector<DualSlot>& slots, Es
             if (detail) detail->peakStage = r;
         }
         // Both stages' gradients are reduced and stepped on this device.
-        const double dpExposed = own.time.dpExposed + mirror.time.dpExposed, optimizer = own.time.optimizer + mirror.time.optimizer;
+        const double dpExposed = sum(r, [](const DualSlot& d) { return d.time.dpExposed; });
+        const double optimizer = sum(r, [](const DualSlot& d) { return d.time.optimizer; });
         if (dpExposed + optimizer > tail) tail = dpExposed + optimizer, tailDp = dpExposed, tailOptimizer = optimizer;
         if (run.busy[std::size_t(r)] > maxBusy) maxBusy = run.busy[std::size_t(r)], straggler = r;
         if (detail) {
             StageEstimate& out = detail->stages.emplace_back();
             out.stage = r;
-            out.layers = own.layers + mirror.layers;
+            out.layers = own.layers + (mirror ? mirror->layers : 0);
             out.inFlightPerChunk = {std::int64_t(run.peakInFlightPerChunk[std::size_t(r)][0]),
                                     std::int64_t(run.peakInFlightPerChunk[std::size_t(r)][1])};
-            out.inFlightMicroBatches = run.peakInFlight[std::size_t(r)];
-            out.parameters = own.params + mirror.params;
+            // A dualpipe chunk is a whole stage; a V chunk half of one.
+            out.inFlightMicroBatches = mirrored ? run.peakInFlight[std::size_t(r)] : (run.peakInFlight[std::size_t(r)] + 1) / 2;
+            out.parameters = own.params + (mirror ? mirror->params : 0);
             out.memory = mem;
             out.time = own.time;
-            out.hasMirror = true;
-            out.mirror = mirror.time;
-            const double work = double(m) / 2 * (own.time.perMicroBatch() + mirror.time.perMicroBatch());
+            out.hasMirror = mirrored;
+            if (mirror) out.mirror = mirror->time;
+            const double work = share * sum(r, [](const DualSlot& d) { return d.time.perMicroBatch(); });
             out.hiddenBySchedule = std::max(0.0, work - run.busy[std::size_t(r)]);
         }
     }
     summary.stepSeconds = run.makespan + tail;
     summary.fits = summary.peakMemory <= in.run.memoryBudget && summary.peakMemory < detail::kMaxCountedBytes;
     if (detail) {
-        // The straggler's work: every micro-batch once in each chunk's direction; what
-        // the F&B pairs saved against running both halves apart is hidden communication.
-        const DualSlot &own = slots[std::size_t(straggler)], &mirror = slots[std::size_t(p - 1 - straggler)];
-        const double half = double(m) / 2;
-        const double work = half * (own.time.perMicroBatch() + mirror.time.perMicroBatch());
-        const double comm = half * (own.time.communication + mirror.time.communication);
-        const double recompute = half * (own.time.recompute + mirror.time.recompute);
+        // The straggler's work: every micro-batch through each of its stages; what the
+        // F&B pairs saved against running both halves apart is hidden communication.
+        const double work = share * sum(straggler, [](const DualSlot& d) { return d.time.perMicroBatch(); });
+        const double comm = share * sum(straggler, [](const DualSlot& d) { return d.time.communication; });
+        const double recompute = share * sum(straggler, [](const DualSlot& d) { return d.time.recompute; });
         const double hidden = std::max(0.0, work - maxBusy);
         detail->breakdown.recompute = recompute;
         detail->breakdown.communicationExposed = std::max(0.0, comm - hidden) + tailDp;
@@ -138,7 +166,8 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
     double stragglerComm = 0, stragglerRecompute = 0, tailDp = 0, tailOptimizer = 0;
     double modelFlopsForward = 0;  // per micro-batch per replica
     double maxDeviceParams = 0;
-    const bool dual = st.schedule == Schedule::DualPipe;
+    // Priced by simulating the schedule (evaluateDual): dualpipe and the V schedules.
+    const bool dual = st.schedule == Schedule::DualPipe || isVShape(st.schedule);
     thread_local std::vector<DualSlot> slots;
     if (dual) slots.assign(std::size_t(p), DualSlot{});
     if (detail) detail->stages.clear();
@@ -148,10 +177,11 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
         if (!(middle && stage > 1 && sameLayers(ctx, stage))) body = detail::stageBody(ctx, stage);
         maxDeviceParams = std::max(maxDeviceParams, body.params + body.expertParams);
         modelFlopsForward += body.modelFlopsForward;
-        if (dual) {  // priced with its mirror stage below
+        if (dual) {  // priced with its mirror stage, or its V's two chunks, below
             DualSlot& slot = slots[std::size_t(stage)];
             slot.memory = body.memory;
             slot.kept = body.kept[0] + body.embeddingKept + body.outputKept;
+            slot.chunkKept = {body.kept[0] + body.embeddingKept, (v > 1 ? body.kept[1] : 0.0) + body.outputKept};
             slot.weightGradKept = body.weightGradKept;
             slot.params = body.params + body.expertParams;
             slot.layers = body.layers;
@@ -220,7 +250,7 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
         e.fits = summary.fits;
         e.stepSeconds = summary.stepSeconds;
         e.perDeviceMaxParameters = maxDeviceParams;
-        if (dual)
+        if (st.schedule == Schedule::DualPipe)
             for (std::int64_t r = 0; r < p; ++r)
                 e.perDeviceMaxParameters = std::max(e.perDeviceMaxParameters, slots[std::size_t(r)].params + slots[std::size_t(p - 1 - r)].params);
         e.modelFlopsPerStep = 3 * modelFlopsForward * double(mbn) * double(st.dp);

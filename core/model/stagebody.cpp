@@ -40,23 +40,36 @@ const LayerCost& StageContext::cost(std::size_t pair) {
     return *std::launder(slot);
 }
 
+std::int64_t StageContext::position(std::int64_t chunk, std::int64_t stage) const {
+    const Strategy& st = in.strategy;
+    if (isVShape(st.schedule)) return chunk == 0 ? stage : 2 * st.pp - 1 - stage;
+    return chunk * st.pp + stage;
+}
+
+bool StageContext::holdsModelEnd(std::int64_t chunk, std::int64_t stage) const {
+    return position(chunk, stage) == in.strategy.pp * in.strategy.vpp - 1;
+}
+
 std::int64_t StageContext::chunkLayers(std::int64_t chunk, std::int64_t stage) const {
     const Strategy& st = in.strategy;
     if (!st.partition.empty()) return st.partition[std::size_t(chunk)][std::size_t(stage)];
-    // An even split; a remainder goes one layer each to the last chunks.
-    const std::int64_t index = chunk * st.pp + stage, chunks = st.pp * st.vpp;
+    // An even split; a remainder goes one layer each to the last chunks in model order.
+    const std::int64_t index = position(chunk, stage), chunks = st.pp * st.vpp;
     return placed / chunks + (index >= chunks - placed % chunks ? 1 : 0);
 }
 
-// Model order runs chunk-major (chunk 0 of every stage, then chunk 1, ...): chunk c
-// of stage s starts after every (chunk, stage) before it in that order.
+// Chunk c of stage s starts after every (chunk, stage) before it in model order
+// (chunk-major: chunk 0 of every stage, then chunk 1, ...; or the V of position()).
 std::int64_t StageContext::chunkStart(std::int64_t chunk, std::int64_t stage) const {
     const Strategy& st = in.strategy;
-    const std::int64_t index = chunk * st.pp + stage, chunks = st.pp * st.vpp;
+    const std::int64_t index = position(chunk, stage), chunks = st.pp * st.vpp;
     if (st.partition.empty())
         return index * (placed / chunks) + std::max<std::int64_t>(0, index - (chunks - placed % chunks));
     std::int64_t start = 0;
-    for (std::int64_t i = 0; i < index; ++i) start += chunkLayers(i / st.pp, i % st.pp);
+    for (std::int64_t i = 0; i < index; ++i) {
+        const bool back = isVShape(st.schedule) && i >= st.pp;  // the V's way back up
+        start += back ? chunkLayers(1, 2 * st.pp - 1 - i) : chunkLayers(i / st.pp, i % st.pp);
+    }
     return start;
 }
 
@@ -112,7 +125,9 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
     const double s = double(run.seq), T = s * double(st.mbs) / double(st.cp), h = double(m.h);
     const double Bc = run.computeBytes, vocab = ctx.vocab;
     const std::int64_t p = st.pp, v = st.vpp;
-    const bool first = stage == 0, last = stage == p - 1;
+    // first: the embedding's stage; last: the output head's (stage 0 again under a V schedule).
+    const bool vShape = isVShape(st.schedule);
+    const bool first = stage == 0, last = vShape ? stage == 0 : stage == p - 1;
 
     StageBody b;
     StageTime& time = b.time;
@@ -122,7 +137,7 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
     for (std::int64_t chunk = 0; chunk < v; ++chunk) {
         std::int64_t n = ranges.count[std::size_t(chunk)];
         const std::int64_t start = ranges.start[std::size_t(chunk)];
-        if (last && chunk == v - 1 && !st.mtpOnStages) n += m.mtpLayers;  // MTP after the body
+        if (ctx.holdsModelEnd(chunk, stage) && !st.mtpOnStages) n += m.mtpLayers;  // MTP after the body
         b.layers += n;
         ctx.countPairs(start, n, counts);
         double kept = 0;
@@ -148,8 +163,9 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
             b.modelFlopsForward += k * lc.modelFlopsForward;
         }
         b.kept[std::size_t(chunk)] = kept;
-        // Pipeline send/receive of this chunk's output (the model's last chunk sends none).
-        if (!(last && chunk == v - 1) && p > 1) {
+        // Pipeline send/receive of this chunk's output (the model's last chunk sends none,
+        // nor the bottom of a V, whose next chunk is on the same device).
+        if (!ctx.holdsModelEnd(chunk, stage) && p > 1 && !(vShape && chunk == 0 && stage == p - 1)) {
             const CollectiveCost send = sendReceive(Bc * T * h / spd, ctx.links.pp, dev);
             const double exposed = (1 - (st.schedule == Schedule::Interleaved ? kPpOverlapInterleaved : kPpOverlap)) * send.seconds;
             time.forward += exposed, time.backward += exposed;
@@ -222,7 +238,8 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
     // The output layer and loss on the last stage, once more per MTP depth.
     if (last) {
         const double tailStart = time.forward + time.backward + time.weightGrad;
-        if (!run.tiedTables || p > 1) tableParams += vocab * h / t, b.tail.params += vocab * h / t;  // exec.tie_embeddings
+        // exec.tie_embeddings: one table where the output sits with the embedding (no PP, or a V)
+        if (!run.tiedTables || (p > 1 && !vShape)) tableParams += vocab * h / t, b.tail.params += vocab * h / t;
         b.params += m.layerNorm ? 2 * h : h;  // the final norm
         b.tail.params += m.layerNorm ? 2 * h : h;
         const double forwardStart = time.forward;

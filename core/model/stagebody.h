@@ -34,6 +34,11 @@ public:
     const LayerCost& cost(std::size_t pair);
     std::int64_t chunkLayers(std::int64_t chunk, std::int64_t stage) const;
     std::int64_t chunkStart(std::int64_t chunk, std::int64_t stage) const;
+    // Where (chunk, stage) sits in model order: chunk-major, or under a V schedule
+    // (zbv, dualpipev) chunk 0 down the stages and chunk 1 back up them.
+    std::int64_t position(std::int64_t chunk, std::int64_t stage) const;
+    // Whether (chunk, stage) runs the model's last layers (and so the output head).
+    bool holdsModelEnd(std::int64_t chunk, std::int64_t stage) const;
     // Layers per (kind, class) pair in [start, start + n).
     void countPairs(std::int64_t start, std::int64_t n, std::int64_t* counts) const;
 

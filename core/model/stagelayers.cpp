@@ -15,7 +15,7 @@ std::vector<std::vector<PlacedLayer>> layersByStage(const CostInput& in) {
         for (std::int64_t c = 0; c < st.vpp; ++c) {
             const std::int64_t first = ctx.chunkStart(c, s);
             std::int64_t n = ctx.chunkLayers(c, s);
-            if (s == st.pp - 1 && c == st.vpp - 1 && !st.mtpOnStages) n += m.mtpLayers;  // MTP after the body
+            if (ctx.holdsModelEnd(c, s) && !st.mtpOnStages) n += m.mtpLayers;  // MTP after the body
             for (std::int64_t l = first; l < first + n && l < std::int64_t(m.layerKind.size()); ++l) {
                 PlacedLayer p;
                 p.layer = l, p.chunk = int(c), p.kind = m.layerKind[std::size_t(l)];

@@ -198,7 +198,10 @@ void Resolver::resolveExecStrategy() {
     // Pipeline: schedule, chunks and the layers they hold.
     if (vpp > 1 && pp == 1) refuse("exec.vpp", "virtual pipeline chunks need pp > 1");
     if (vpp > 64) refuse("exec.vpp", "at most 64 chunks per stage are modelled, got " + num(vpp));
-    if (vpp > 1 && *e.pp_schedule != "interleaved")
+    const bool vShape = *e.pp_schedule == "zbv" || *e.pp_schedule == "dualpipev";
+    if (vShape && vpp != 2)
+        refuse("exec.vpp", *e.pp_schedule + " runs two chunks per stage in a V (chunk 1 back up the stages): state vpp: 2, got " + num(vpp));
+    if (vpp > 1 && *e.pp_schedule != "interleaved" && !vShape)
         refuse("exec.pp_schedule", "vpp = " + num(vpp) + " needs the interleaved schedule, got " + *e.pp_schedule);
     if (vpp == 1 && *e.pp_schedule == "interleaved")
         refuse("exec.pp_schedule", "interleaved needs vpp > 1 (with one chunk per stage it is 1f1b)");
@@ -207,7 +210,13 @@ void Resolver::resolveExecStrategy() {
     if (*e.pp_schedule == "dualpipe" && mbn && (*mbn % 2 != 0 || *mbn < 2 * pp))
         refuse("exec.micro_batch_num", "dualpipe splits the micro-batches over its two directions and needs an even count of "
                                        "at least 2 x pp (" + num(2 * pp) + ", DualPipe.step's num_chunks >= 2 * num_ranks), got " + num(*mbn));
-    if (vpp > 1 && mbn && *mbn % pp != 0)
+    if (*e.pp_schedule == "zbv" && mbn && *mbn < 2 * pp - 1)
+        refuse("exec.micro_batch_num", "zbv's steady state needs at least 2 x pp - 1 (" + num(2 * pp - 1) +
+                                       ") micro-batches (PyTorch's ScheduleZBVZeroBubble), got " + num(*mbn));
+    if (*e.pp_schedule == "dualpipev" && mbn && *mbn < 2 * pp)
+        refuse("exec.micro_batch_num", "dualpipev needs at least 2 x pp (" + num(2 * pp) +
+                                       ", DualPipeV.step's num_chunks >= 2 * num_ranks) micro-batches, got " + num(*mbn));
+    if (*e.pp_schedule == "interleaved" && mbn && *mbn % pp != 0)
         refuse("exec.micro_batch_num", "the interleaved schedule runs micro-batches in groups of pp (" + num(pp) +
                                            "): must be a multiple of it, got " + num(*mbn));
     if (e.offset && e.pp_partition) refuse("exec.offset", "state offset or pp_partition, not both");

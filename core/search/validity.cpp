@@ -16,6 +16,8 @@ std::string refusalText(Refusal r) {
     case Refusal::ChunksWithoutPipeline: return "virtual chunks need pp > 1";
     case Refusal::ScheduleNeedsChunks: return "the interleaved schedule needs vpp > 1";
     case Refusal::ChunksNeedInterleaved: return "vpp > 1 needs the interleaved schedule";
+    case Refusal::VShapeChunks: return "zbv and dualpipev run two chunks per stage (vpp 2)";
+    case Refusal::VShapeMicroBatches: return "zbv needs 2 x pp - 1 micro-batches, dualpipev 2 x pp";
     case Refusal::DualPipeShape: return "dualpipe needs an even pp and an even micro-batch count of at least 2 x pp";
     case Refusal::ScheduleNotPlanned: return "the planner balances gpipe, 1f1b and interleaved stages only";
     case Refusal::LayersNotSplit: return "the layers do not split evenly over pp·vpp";
@@ -119,7 +121,8 @@ Refusal Validity::check(const std::size_t* d, Candidate& c) const {
     if (!c.sp && c.tp > 1 && m_setup.input.strategy.tpCommOverlap) return Refusal::TpOverlapWithoutSp;
     if (c.vpp > 1 && c.pp == 1) return Refusal::ChunksWithoutPipeline;
     if (c.schedule == Schedule::Interleaved && c.vpp == 1) return Refusal::ScheduleNeedsChunks;
-    if (c.vpp > 1 && c.schedule != Schedule::Interleaved) return Refusal::ChunksNeedInterleaved;
+    if (isVShape(c.schedule) && c.vpp != 2) return Refusal::VShapeChunks;
+    if (c.vpp > 1 && c.schedule != Schedule::Interleaved && !isVShape(c.schedule)) return Refusal::ChunksNeedInterleaved;
     if (c.vpp > 64) return Refusal::TooManyChunks;
     if (s.planPartition) {
         if (m_layers < c.pp * c.vpp) return Refusal::LayersFewerThanChunks;
@@ -148,8 +151,10 @@ Refusal Validity::check(const std::size_t* d, Candidate& c) const {
     if (c.schedule == Schedule::Interleaved && c.mbn % c.pp != 0) return Refusal::InterleavedGroups;
     if (c.schedule == Schedule::DualPipe && (c.pp % 2 != 0 || c.mbn % 2 != 0 || c.mbn < 2 * c.pp))
         return Refusal::DualPipeShape;
-    if ((s.planPartition || c.recompute == RecomputeMode::PerLayer) && (c.schedule == Schedule::ZbH1 || c.schedule == Schedule::DualPipe))
-        return Refusal::ScheduleNotPlanned;
+    if ((c.schedule == Schedule::Zbv && c.mbn < 2 * c.pp - 1) || (c.schedule == Schedule::DualPipeV && c.mbn < 2 * c.pp))
+        return Refusal::VShapeMicroBatches;
+    const bool planned = c.schedule == Schedule::OneFOneB || c.schedule == Schedule::Interleaved || c.schedule == Schedule::GPipe;
+    if ((s.planPartition || c.recompute == RecomputeMode::PerLayer) && !planned) return Refusal::ScheduleNotPlanned;
     if (m_accumulationOff && c.mbn > 1) return Refusal::AccumulationOff;
     if (m_experts <= 1 && c.ep > 1) return Refusal::ExpertsOnDense;
     if (m_experts > 1 && m_experts % c.ep != 0) return Refusal::ExpertsNotDivided;

@@ -58,6 +58,8 @@ enum class Refusal : std::uint8_t {
     Bounded,
     OffloadPastLayers,
     DualPipeShape,
+    VShapeChunks,
+    VShapeMicroBatches,
     ScheduleNotPlanned,
     Count
 };

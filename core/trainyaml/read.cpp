@@ -323,11 +323,11 @@ Value scenarioFromTrainYaml(const Value& root, const std::string& baseDir, Diagn
     if (const auto name = in.text(scheduleAt)) {
         if (*name == "1f1b" || *name == "gpipe")
             state("pp_schedule", scheduleAt, Value::string(*name == "1f1b" && chunks ? "interleaved" : *name, scheduleAt.mark()));
-        else if (*name == "seqpipe" || *name == "seqsmartvpp" || *name == "zero_bubble_v")
+        else if (*name == "zero_bubble_v")  // the V-shaped zero-bubble schedule, pp_interleave_num 2 (reference §4.8)
+            state("pp_schedule", scheduleAt, Value::string("zbv", scheduleAt.mark()));
+        else if (*name == "seqpipe" || *name == "seqsmartvpp")
             in.refuse(scheduleAt, "the " + *name + " schedule is not priced; of HyperParallel's schedulers Tessera prices "
-                                  "1f1b (interleaved with pp_interleave_num > 1) and gpipe" +
-                                  std::string(*name == "zero_bubble_v" ? " (its V-shaped zero-bubble order is simulated, "
-                                                                         "tessera's zbv, but not yet priced)" : ""));
+                                  "1f1b (interleaved with pp_interleave_num > 1), gpipe and zero_bubble_v");
         else
             in.refuse(scheduleAt, "unknown pipeline schedule " + scheduleAt.value->describe() + "; HyperParallel's are 1f1b "
                                   "(interleaved with pp_interleave_num > 1), gpipe, seqpipe, seqsmartvpp and zero_bubble_v");

@@ -193,12 +193,14 @@ std::string trainYaml(const ResolvedScenario& r, const Value* original) {
     else acc.erase("pp_interleave_num");
     // HyperParallel's schedulers are 1f1b (interleaved with pp_interleave_num), gpipe,
     // seqpipe, seqsmartvpp and zero_bubble_v: ZB-H1 and DualPipe have no spelling there.
-    if (*e.pp_schedule == "zb-h1" || *e.pp_schedule == "dualpipe")
+    if (*e.pp_schedule == "zb-h1" || *e.pp_schedule == "dualpipe" || *e.pp_schedule == "dualpipev")
         throw SpecError(Diagnostic{r.scenario.markOf("exec.pp_schedule"), "exec.pp_schedule",
                                    "HyperParallel's accelerator.pipeline_scheduler has no " + *e.pp_schedule +
                                    " (its schedulers are 1f1b, gpipe, seqpipe, seqsmartvpp and zero_bubble_v), so this "
                                    "strategy cannot be written as a train.yaml; state 1f1b to export it (priced differently)"});
-    put(acc, "pipeline_scheduler", Value::string(*e.pp_schedule == "interleaved" ? "1f1b" : *e.pp_schedule));
+    put(acc, "pipeline_scheduler", Value::string(*e.pp_schedule == "interleaved" ? "1f1b"
+                                                 : *e.pp_schedule == "zbv"        ? "zero_bubble_v"
+                                                                                  : *e.pp_schedule));
     put(acc, "sequence_parallel", Value::boolean(*e.sequence_parallel), {"use_seq_parallel"});
     put(acc, "context_parallel_algo", Value::string(*e.cp_algo));
     if (e.etp.value_or(0) > 1) put(acc, "expert_tensor_parallel_degree", Value::integer(*e.etp));

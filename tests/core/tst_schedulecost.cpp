@@ -23,9 +23,10 @@ namespace {
 // A MoE model on 64 H100s with expert parallelism, so there is all-to-all for the
 // DualPipe pairs to hide: 8 stages x 8-way data x 8-way experts.
 std::string moe(const std::string& schedule, int mbn = 32) {
+    const bool v = schedule == "zbv" || schedule == "dualpipev";  // two chunks per stage in a V
     return "model: mixtral-8x7b\ncluster: {device: h100-sxm, devices: 64}\n"
            "exec: {dp: 8, tp: 1, pp: 8, ep: 8, seq_length: 4096, micro_batch_size: 1, micro_batch_num: " +
-           std::to_string(mbn) + ", optimizer_parallel: true, pp_schedule: " + schedule + "}\n";
+           std::to_string(mbn) + ", optimizer_parallel: true, pp_schedule: " + schedule + (v ? ", vpp: 2" : "") + "}\n";
 }
 
 Estimate estimateYaml(const std::string& yaml) { return estimate(resolveYaml(yaml)); }
@@ -104,6 +105,41 @@ private slots:
         QCOMPARE(dual.tokensPerSecond * dual.stepSeconds, one.tokensPerSecond * one.stepSeconds);  // the same batch
     }
 
+    // The V schedules: stage s holds chunk s and chunk 2p-1-s of the model, so stage 0
+    // runs both the embedding and the output head (one table when they are tied), the
+    // bottom of the V sends nothing to itself, and each stage keeps 1F1B's p stages'
+    // worth in flight (zbv: [2p-1-s, s+1] half-stage chunks) or PP+1 (dualpipev: [2p-s, s+1]).
+    void vShapeAgainst1F1B_data() {
+        QTest::addColumn<QString>("schedule");
+        QTest::newRow("zbv") << "zbv";
+        QTest::newRow("dualpipev") << "dualpipev";
+    }
+    void vShapeAgainst1F1B() {
+        QFETCH(QString, schedule);
+        const Estimate one = estimateYaml(moe("1f1b")), v = estimateYaml(moe(schedule.toStdString()));
+        const int p = int(one.stages.size());
+        QCOMPARE(int(v.stages.size()), p);
+        for (int s = 0; s < p; ++s) {
+            const std::int64_t first = schedule == "zbv" ? 2 * p - 1 - s : 2 * p - s;
+            QCOMPARE(v.stages[s].inFlightPerChunk, (std::vector<std::int64_t>{first, s + 1}));
+            QVERIFY(!v.stages[s].hasMirror);
+            QCOMPARE(v.stages[s].layers, one.stages[s].layers);  // 32 layers over 16 chunks: 4 per stage either way
+        }
+        // Stage 0 holds the embedding and the output head; the middle stages hold 1F1B's.
+        QCOMPARE(v.stages[0].parameters, one.stages[0].parameters + one.stages[p - 1].parameters - one.stages[1].parameters);
+        QCOMPARE(v.stages[1].parameters, one.stages[1].parameters);
+        QCOMPARE(v.perDeviceMaxParameters, v.stages[0].parameters);
+        QVERIFY(v.breakdown.bubble < one.breakdown.bubble);
+        QVERIFY(std::abs(sumBreakdown(v) - v.stepSeconds) <= 1e-9 * v.stepSeconds);
+        QCOMPARE(v.tokensPerSecond * v.stepSeconds, one.tokensPerSecond * one.stepSeconds);
+        // The layers in model order: stage 0's chunk 1 runs the model's last four.
+        const StagedLayers layers = stagedLayers(resolveYaml(moe(schedule.toStdString())));
+        QCOMPARE(layers.stages[0].back().layer, std::int64_t(31));
+        QCOMPARE(layers.stages[0].back().chunk, 1);
+        QCOMPARE(layers.stages[std::size_t(p - 1)].front().layer, std::int64_t(2 * (p - 1)));     // chunk 0 at position p-1
+        QCOMPARE(layers.stages[std::size_t(p - 1)].back().layer, std::int64_t(2 * p + 1));        // chunk 1 at position p
+    }
+
     // The layer strip's layers per device: its own stage's, then the mirrored stage's
     // as chunk 1, as many as the estimate's row counts.
     void dualPipeLayersPerDevice() {
@@ -143,6 +179,8 @@ private slots:
     void evaluationSimulatesWhatWasPriced_data() {
         QTest::addColumn<QString>("schedule");
         QTest::newRow("dualpipe") << "dualpipe";
+        QTest::newRow("zbv") << "zbv";
+        QTest::newRow("dualpipev") << "dualpipev";
         QTest::newRow("zb-h1") << "zb-h1";
         QTest::newRow("1f1b") << "1f1b";
     }
@@ -157,11 +195,11 @@ private slots:
             tail = std::max(tail, dp + opt);
         }
         const double priced = ev.estimate.stepSeconds - tail;
-        if (schedule == "dualpipe") {
+        if (schedule == "dualpipe" || schedule == "zbv" || schedule == "dualpipev") {  // priced by this simulation
             QVERIFY(std::abs(ev.pipeline.makespan - priced) <= 1e-9 * priced);
             int pairs = 0;
             for (const PipelineEvent& e : ev.pipeline.events) pairs += e.paired;
-            QVERIFY(pairs > 0);
+            QCOMPARE(pairs > 0, schedule != "zbv");
         } else {
             QVERIFY2(ev.pipeline.makespan <= priced * (1 + 1e-9),
                      qPrintable(QString("simulated %1, priced %2").arg(ev.pipeline.makespan).arg(priced)));
@@ -212,6 +250,8 @@ private slots:
         QTest::addColumn<QString>("schedule");
         QTest::newRow("zb-h1") << "zb-h1";
         QTest::newRow("dualpipe") << "dualpipe";
+        QTest::newRow("zbv") << "zbv";
+        QTest::newRow("dualpipev") << "dualpipev";
     }
     void plannerRefusesWhatItDoesNotModel() {
         QFETCH(QString, schedule);
@@ -229,13 +269,20 @@ private slots:
                                 << "needs an even pp, got 1";
         QTest::newRow("too few micro-batches") << "dp: 8, tp: 1, pp: 8, ep: 8, micro_batch_num: 12"
                                                << "at least 2 x pp (16, DualPipe.step's num_chunks >= 2 * num_ranks), got 12";
+        QTest::newRow("zbv, one chunk") << "dp: 8, tp: 1, pp: 8, ep: 8, micro_batch_num: 32, pp_schedule: zbv"
+                                        << "exec.vpp: zbv runs two chunks per stage in a V (chunk 1 back up the stages): state vpp: 2, got 1";
+        QTest::newRow("zbv, too few micro-batches") << "dp: 8, tp: 1, pp: 8, ep: 8, vpp: 2, micro_batch_num: 14, pp_schedule: zbv"
+                                                    << "zbv's steady state needs at least 2 x pp - 1 (15)";
+        QTest::newRow("dualpipev, too few micro-batches") << "dp: 8, tp: 1, pp: 8, ep: 8, vpp: 2, micro_batch_num: 15, pp_schedule: dualpipev"
+                                                          << "dualpipev needs at least 2 x pp (16";
     }
     void dualPipeShapeRefused() {
         QFETCH(QString, exec);
         QFETCH(QString, message);
+        const std::string schedule = exec.contains("pp_schedule") ? "" : ", pp_schedule: dualpipe";
         const std::string yaml = "model: mixtral-8x7b\ncluster: {device: h100-sxm, devices: " +
                                  std::string(exec.contains("pp: 1,") ? "8" : "64") + "}\nexec: {" + exec.toStdString() +
-                                 ", seq_length: 4096, micro_batch_size: 1, pp_schedule: dualpipe}\n";
+                                 ", seq_length: 4096, micro_batch_size: 1" + schedule + "}\n";
         try {
             resolveYaml(yaml);
             QFAIL("accepted");

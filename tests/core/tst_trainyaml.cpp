@@ -213,12 +213,13 @@ private slots:
         QTest::addColumn<QString>("schedule");
         QTest::newRow("zb-h1") << "zb-h1";
         QTest::newRow("dualpipe") << "dualpipe";
+        QTest::newRow("dualpipev") << "dualpipev";
     }
     void scheduleWithoutSpellingIsRefused() {
         QFETCH(QString, schedule);
         Scenario s = presetScenario("llama3-70b-h100x64");
         s.exec.pp_schedule = schedule.toStdString();
-        s.exec.vpp = 1;
+        s.exec.vpp = schedule == "dualpipev" ? 2 : 1;
         const ResolvedScenario r = resolve(s);
         try {
             trainYaml(r, nullptr);
@@ -227,6 +228,22 @@ private slots:
             QVERIFY2(QString(e.what()).contains("exec.pp_schedule: HyperParallel's accelerator.pipeline_scheduler has no " + schedule),
                      e.what());
         }
+    }
+
+    // zbv is HyperParallel's zero_bubble_v with pp_interleave_num 2, both ways.
+    void zeroBubbleVRoundTrips() {
+        Scenario s = presetScenario("llama3-70b-h100x64");
+        s.exec.pp_schedule = "zbv";
+        s.exec.vpp = 2;
+        s.exec.grad_shard_as_params = true;
+        const ResolvedScenario r = resolve(s);
+        const std::string written = trainYaml(r, nullptr);
+        QVERIFY2(written.find("pipeline_scheduler: zero_bubble_v") != std::string::npos, written.c_str());
+        QVERIFY2(written.find("pp_interleave_num: 2") != std::string::npos, written.c_str());
+        const ResolvedScenario back = resolveTrain(parseDocument(written, "train.yaml", Format::Yaml),
+                                                   *r.scenario.cluster.device_preset, *r.scenario.cluster.devices);
+        QCOMPARE(*back.scenario.exec.pp_schedule, std::string("zbv"));
+        QCOMPARE(*back.scenario.exec.vpp, std::int64_t{2});
     }
 
     void aliases_data() {
@@ -286,8 +303,8 @@ private slots:
         QTest::newRow("section as a number") << "training: 8\n" << "train.yaml:1:11: training: expected a mapping, got 8";
         QTest::newRow("unknown schedule") << "accelerator: {pipeline_scheduler: zigzag}\n"
                                           << "train.yaml:1:35: accelerator.pipeline_scheduler: unknown pipeline schedule";
-        QTest::newRow("unmodelled schedule") << "accelerator: {pipeline_scheduler: zero_bubble_v}\n"
-                                             << "accelerator.pipeline_scheduler: the zero_bubble_v schedule is not priced";
+        QTest::newRow("unmodelled schedule") << "accelerator: {pipeline_scheduler: seqpipe}\n"
+                                             << "accelerator.pipeline_scheduler: the seqpipe schedule is not priced";
         QTest::newRow("unknown checkpoint mode") << "activation_checkpoint: {mode: partial}\n"
                                                  << "train.yaml:1:31: activation_checkpoint.mode: expected off, full or selective";
         QTest::newRow("bad layer range") << "activation_checkpoint:\n  mode: full\n  layers: {\"7-3\": off}\n"

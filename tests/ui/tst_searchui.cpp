@@ -31,7 +31,7 @@ core::Scenario bigSearch() {
         "model: deepseek-v3\ncluster: {device: h800, devices: 2048}\nexec: {seq_length: 4096}\n"
         "search:\n  space: {tp: auto, pp: auto, vpp: auto, cp: auto, ep: auto, etp: [1, 2], micro_batch_size: [1, 2, 3, 4, 5, 6, 8, 10],\n"
         "          sequence_parallel: auto, optimizer_parallel: auto, grad_shard: auto, grad_shard_as_params: auto,\n"
-        "          recompute: auto, pp_schedule: auto}\n  constraints: {global_batch_size: 15360}\n");
+        "          recompute: auto, pp_schedule: [1f1b, interleaved, gpipe, zb-h1]}\n  constraints: {global_batch_size: 15360}\n");
 }
 
 }  // namespace
