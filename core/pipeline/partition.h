@@ -2,7 +2,8 @@
 // Which layers each pipeline stage holds. Layers are placed in model order, chunk
 // by chunk: chunk c of stage s holds layers[c][s] consecutive layers, and the
 // model runs chunk 0 of stages 0..p-1, then chunk 1 of stages 0..p-1, and so on
-// (Narayanan et al. 2021, interleaved schedule). Without an offset or an explicit
+// (Narayanan et al. 2021, interleaved schedule); under a V schedule (zbv, dualpipev)
+// chunk 1 runs back up, stages p-1..0 (model/stagebody.h StageContext::position). Without an offset or an explicit
 // partition every chunk holds the same number of layers; an offset adds layers to
 // some chunks and takes them from others (the seed's `offset`), and a partition
 // states every count outright (`pp_partition`).
