@@ -364,7 +364,7 @@ void SeedReader::readPipeline(const Value& pc) {
         std::string name = isText(s) ? lower(s->asString()) : "";
         const Value* vpp = present(pc, "pp_interleave_num");
         if (name == "1f1b" && isInt(vpp) && vpp->asInt() > 1) name = "interleaved";  // 1F1B over chunks
-        // The seed's own spellings (Tessera's zb-h1 and dualpipe are not among them).
+        // The seed's own spellings (Tessera's zb-h1, zbv, dualpipe and dualpipev are not among them).
         static constexpr std::string_view seedSchedules[] = {"1f1b", "interleaved", "gpipe"};
         if (std::find(std::begin(seedSchedules), std::end(seedSchedules), name) == std::end(seedSchedules))
             refuse(*s, "pp_config.pipeline_schedule", "expected one of " + choicesText(seedSchedules) + ", got " + s->describe());

@@ -31,22 +31,16 @@ bool sameLayers(const detail::StageContext& ctx, std::int64_t stage) {
 }
 
 // A stage as a simulated schedule runs it: what it holds apart from activations, its
-// saved activations per micro-batch (all of it, and per chunk), and its times.
-struct DualSlot {
+// saved activations per micro-batch by chunk (chunk 0 with the embedding, the last with
+// the output head), and its times.
+struct SimulatedStage {
     StageMemory memory;
-    double kept = 0, weightGradKept = 0, params = 0;
-    std::array<double, 2> chunkKept{};  // V schedules: chunk 0 with the embedding, chunk 1 with the output
+    double weightGradKept = 0, params = 0;
+    std::array<double, 2> chunkKept{};
     std::int64_t layers = 0;
     StageTime time;
+    double kept() const { return chunkKept[0] + chunkKept[1]; }
 };
-
-StageTimes simulatorTimes(const StageTime& t) {
-    return {t.forward, t.backward + t.recompute, t.weightGrad, t.forwardComm, t.backwardComm};
-}
-
-StageTimes halved(const StageTimes& t) {
-    return {t.forward / 2, t.backward / 2, t.weightGrad / 2, t.forwardComm / 2, t.backwardComm / 2};
-}
 
 // The schedules with no exact closed form, priced by their simulation, which also
 // gives each device's activation peak over time:
@@ -56,7 +50,7 @@ StageTimes halved(const StageTimes& t) {
 //  - zbv, dualpipev: stage s holds chunks s and 2p-1-s of a V. The stage's time is
 //    split evenly over its two chunks (as the Pipeline view's interleaved chunks are);
 //    what each chunk keeps is its own.
-Summary evaluateDual(const CostInput& in, const std::vector<DualSlot>& slots, Estimate* detail) {
+Summary evaluateSimulated(const CostInput& in, const std::vector<SimulatedStage>& slots, Estimate* detail) {
     const Strategy& st = in.strategy;
     const int p = int(st.pp), m = int(st.mbn);
     const bool mirrored = st.schedule == Schedule::DualPipe;
@@ -66,14 +60,14 @@ Summary evaluateDual(const CostInput& in, const std::vector<DualSlot>& slots, Es
     pipe.keptBytes.resize(std::size_t(p));
     pipe.weightGradBytes.resize(std::size_t(p));
     for (int r = 0; r < p; ++r) {
-        const DualSlot& own = slots[std::size_t(r)];
+        const SimulatedStage& own = slots[std::size_t(r)];
         if (mirrored) {
-            const DualSlot& mirror = slots[std::size_t(p - 1 - r)];
-            pipe.times[std::size_t(r)] = {simulatorTimes(own.time), simulatorTimes(mirror.time)};
-            pipe.keptBytes[std::size_t(r)] = {own.kept, mirror.kept};
+            const SimulatedStage& mirror = slots[std::size_t(p - 1 - r)];
+            pipe.times[std::size_t(r)] = {simulatorTimes(own.time, 1, true), simulatorTimes(mirror.time, 1, true)};
+            pipe.keptBytes[std::size_t(r)] = {own.kept(), mirror.kept()};
             pipe.weightGradBytes[std::size_t(r)] = {own.weightGradKept, mirror.weightGradKept};
         } else {
-            const StageTimes half = halved(simulatorTimes(own.time));
+            const StageTimes half = simulatorTimes(own.time, 2, true);
             pipe.times[std::size_t(r)] = {half, half};
             pipe.keptBytes[std::size_t(r)] = {own.chunkKept[0], own.chunkKept[1]};
             pipe.weightGradBytes[std::size_t(r)] = {own.weightGradKept / 2, own.weightGradKept / 2};
@@ -82,18 +76,18 @@ Summary evaluateDual(const CostInput& in, const std::vector<DualSlot>& slots, Es
     const PipelineResult run = simulatePipeline(pipe);
     // Device r's stages: its own, and under dualpipe the mirrored one; each runs
     // `share` of the micro-batches (half each way under dualpipe).
-    auto mirrorOf = [&](int r) -> const DualSlot* { return mirrored ? &slots[std::size_t(p - 1 - r)] : nullptr; };
+    auto mirrorOf = [&](int r) -> const SimulatedStage* { return mirrored ? &slots[std::size_t(p - 1 - r)] : nullptr; };
     const double share = mirrored ? double(m) / 2 : double(m);
     auto sum = [&](int r, auto field) {
-        const DualSlot* mirror = mirrorOf(r);
+        const SimulatedStage* mirror = mirrorOf(r);
         return field(slots[std::size_t(r)]) + (mirror ? field(*mirror) : 0.0);
     };
     Summary summary;
     double tail = 0, tailDp = 0, tailOptimizer = 0, maxBusy = -1;
     int straggler = 0;
     for (int r = 0; r < p; ++r) {
-        const DualSlot& own = slots[std::size_t(r)];
-        const DualSlot* mirror = mirrorOf(r);
+        const SimulatedStage& own = slots[std::size_t(r)];
+        const SimulatedStage* mirror = mirrorOf(r);
         StageMemory mem = own.memory;
         if (mirror) {
             mem.parameters += mirror->memory.parameters, mem.gradients += mirror->memory.gradients;
@@ -108,8 +102,8 @@ Summary evaluateDual(const CostInput& in, const std::vector<DualSlot>& slots, Es
             if (detail) detail->peakStage = r;
         }
         // Both stages' gradients are reduced and stepped on this device.
-        const double dpExposed = sum(r, [](const DualSlot& d) { return d.time.dpExposed; });
-        const double optimizer = sum(r, [](const DualSlot& d) { return d.time.optimizer; });
+        const double dpExposed = sum(r, [](const SimulatedStage& d) { return d.time.dpExposed; });
+        const double optimizer = sum(r, [](const SimulatedStage& d) { return d.time.optimizer; });
         if (dpExposed + optimizer > tail) tail = dpExposed + optimizer, tailDp = dpExposed, tailOptimizer = optimizer;
         if (run.busy[std::size_t(r)] > maxBusy) maxBusy = run.busy[std::size_t(r)], straggler = r;
         if (detail) {
@@ -125,7 +119,7 @@ Summary evaluateDual(const CostInput& in, const std::vector<DualSlot>& slots, Es
             out.time = own.time;
             out.hasMirror = mirrored;
             if (mirror) out.mirror = mirror->time;
-            const double work = share * sum(r, [](const DualSlot& d) { return d.time.perMicroBatch(); });
+            const double work = share * sum(r, [](const SimulatedStage& d) { return d.time.perMicroBatch(); });
             out.hiddenBySchedule = std::max(0.0, work - run.busy[std::size_t(r)]);
         }
     }
@@ -134,9 +128,9 @@ Summary evaluateDual(const CostInput& in, const std::vector<DualSlot>& slots, Es
     if (detail) {
         // The straggler's work: every micro-batch through each of its stages; what the
         // F&B pairs saved against running both halves apart is hidden communication.
-        const double work = share * sum(straggler, [](const DualSlot& d) { return d.time.perMicroBatch(); });
-        const double comm = share * sum(straggler, [](const DualSlot& d) { return d.time.communication; });
-        const double recompute = share * sum(straggler, [](const DualSlot& d) { return d.time.recompute; });
+        const double work = share * sum(straggler, [](const SimulatedStage& d) { return d.time.perMicroBatch(); });
+        const double comm = share * sum(straggler, [](const SimulatedStage& d) { return d.time.communication; });
+        const double recompute = share * sum(straggler, [](const SimulatedStage& d) { return d.time.recompute; });
         const double hidden = std::max(0.0, work - maxBusy);
         detail->breakdown.recompute = recompute;
         detail->breakdown.communicationExposed = std::max(0.0, comm - hidden) + tailDp;
@@ -166,10 +160,9 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
     double stragglerComm = 0, stragglerRecompute = 0, tailDp = 0, tailOptimizer = 0;
     double modelFlopsForward = 0;  // per micro-batch per replica
     double maxDeviceParams = 0;
-    // Priced by simulating the schedule (evaluateDual): dualpipe and the V schedules.
-    const bool dual = st.schedule == Schedule::DualPipe || isVShape(st.schedule);
-    thread_local std::vector<DualSlot> slots;
-    if (dual) slots.assign(std::size_t(p), DualSlot{});
+    const bool simulated = pricedBySimulation(st.schedule);  // (evaluateSimulated)
+    thread_local std::vector<SimulatedStage> slots;
+    if (simulated) slots.assign(std::size_t(p), SimulatedStage{});
     if (detail) detail->stages.clear();
     detail::StageBody body;
     for (std::int64_t stage = 0; stage < p; ++stage) {
@@ -177,10 +170,9 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
         if (!(middle && stage > 1 && sameLayers(ctx, stage))) body = detail::stageBody(ctx, stage);
         maxDeviceParams = std::max(maxDeviceParams, body.params + body.expertParams);
         modelFlopsForward += body.modelFlopsForward;
-        if (dual) {  // priced with its mirror stage, or its V's two chunks, below
-            DualSlot& slot = slots[std::size_t(stage)];
+        if (simulated) {  // priced with its mirror stage, or its V's two chunks, below
+            SimulatedStage& slot = slots[std::size_t(stage)];
             slot.memory = body.memory;
-            slot.kept = body.kept[0] + body.embeddingKept + body.outputKept;
             slot.chunkKept = {body.kept[0] + body.embeddingKept, (v > 1 ? body.kept[1] : 0.0) + body.outputKept};
             slot.weightGradKept = body.weightGradKept;
             slot.params = body.params + body.expertParams;
@@ -234,8 +226,8 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
     }
 
     double makespan = 0;
-    if (dual) {
-        summary = evaluateDual(in, slots, detail);
+    if (simulated) {
+        summary = evaluateSimulated(in, slots, detail);
     } else {
         makespan = st.schedule == Schedule::ZbH1 && p > 1 ? pipelineMakespanZbH1(shape, {maxX, zb.maxY, zb.maxFB, zb.minFill})
                                                           : pipelineMakespan(shape, sumX, maxX, sumF, maxF, sumB, maxB);
@@ -256,7 +248,7 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
         e.modelFlopsPerStep = 3 * modelFlopsForward * double(mbn) * double(st.dp);
         e.mfu = e.modelFlopsPerStep / (summary.stepSeconds * devices * in.device.peakFlops);
         e.tokensPerSecond = double(st.dp * mbn * st.mbs) * s / summary.stepSeconds;
-        if (!dual) {  // (evaluateDual fills these from its simulation)
+        if (!simulated) {  // (evaluateSimulated fills these from its simulation)
             e.bubbleFraction = makespan > 0 ? (makespan - double(mbn) * maxX) / makespan : 0;
             e.breakdown.recompute = double(mbn) * stragglerRecompute;
             e.breakdown.communicationExposed = double(mbn) * stragglerComm + tailDp;
@@ -273,6 +265,12 @@ Estimate estimate(const ResolvedScenario& r) {
     evaluate(costInput(r), &e);
     e.totalParameters = countParameters(r.scenario.model).total();
     return e;
+}
+
+StageTimes simulatorTimes(const StageTime& t, int chunks, bool splitWeightGrad) {
+    const double v = chunks;
+    return {t.forward / v, (t.backward + t.recompute + (splitWeightGrad ? 0 : t.weightGrad)) / v,
+            splitWeightGrad ? t.weightGrad / v : 0, t.forwardComm / v, t.backwardComm / v};
 }
 
 }  // namespace tessera::core

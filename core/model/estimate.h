@@ -13,9 +13,13 @@
 // Step time = the schedule's critical path over per-stage forward and backward
 // times (closed forms of core/pipeline, checked there against the simulation) +
 // the exposed data-parallel reduction and the optimizer step of the slowest stage.
+// dualpipe, zbv and dualpipev have no closed form to trust (closedform.h
+// pricedBySimulation): their step, and their activations' peak over time, come from
+// simulating the schedule on the stages' times.
 #include <vector>
 
 #include "model/costinput.h"
+#include "pipeline/schedule.h"
 
 namespace tessera::core {
 
@@ -97,13 +101,19 @@ struct Estimate {
 };
 
 // The evaluation a search calls per candidate: closed forms, no allocation when
-// `detail` is null, except dualpipe, which is priced by its simulation.
+// `detail` is null, except the schedules priced by their simulation (pricedBySimulation).
 struct Summary {
     Bytes peakMemory = 0;
     double stepSeconds = 0;
     bool fits = false;
 };
 Summary evaluate(const CostInput& input, Estimate* detail = nullptr);
+
+// One chunk's times for the simulator, from a stage's time per micro-batch over its
+// `chunks` chunks: the recompute runs at the start of the backward, and the weight
+// gradient is its own box when split, else inside the backward. The estimate prices
+// the simulated schedules with these, and the Pipeline view draws with them.
+StageTimes simulatorTimes(const StageTime& t, int chunks, bool splitWeightGrad);
 
 Estimate estimate(const ResolvedScenario& r);
 

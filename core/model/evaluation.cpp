@@ -14,18 +14,15 @@ PipelineInput pipelineInputFor(const Estimate& estimate, const std::string& sche
     in.microBatches = microBatches;
     const Schedule kind = scheduleNamed(schedule);
     const bool split = weightGrad == WeightGradBoxes::Split || splitsWeightGrad(kind);
-    auto times = [&](const StageTime& t, int v) {
-        return StageTimes{t.forward / v, (t.backward + t.recompute + (split ? 0 : t.weightGrad)) / v,
-                          split ? t.weightGrad / v : 0, t.forwardComm / v, t.backwardComm / v};
-    };
     if (kind == Schedule::DualPipe) {  // device r: its own stage one way, the mirrored stage the other
         in.chunks = 2;
         for (const StageEstimate& stage : estimate.stages)
-            in.times.push_back({times(stage.time, 1), times(stage.hasMirror ? stage.mirror : stage.time, 1)});
+            in.times.push_back({simulatorTimes(stage.time, 1, split),
+                                simulatorTimes(stage.hasMirror ? stage.mirror : stage.time, 1, split)});
         return in;
     }
     const int v = std::max(chunks, 1);  // simulatePipeline refuses chunks < 1 by name
-    for (const StageEstimate& stage : estimate.stages) in.times.emplace_back(std::size_t(v), times(stage.time, v));
+    for (const StageEstimate& stage : estimate.stages) in.times.emplace_back(std::size_t(v), simulatorTimes(stage.time, v, split));
     return in;
 }
 
@@ -40,7 +37,10 @@ Evaluation evaluateScenario(const Scenario& stated) {
     const double events = 3.0 * double(*e.pp) * double(chunks) * double(*e.micro_batch_num);
     if (events > double(kMaxSimulatedEvents)) {
         out.notSimulated = "the schedule has " + std::to_string(std::llround(events)) + " events; at most " +
-                           std::to_string(kMaxSimulatedEvents) + " are simulated (the estimate prices it by its closed form)";
+                           std::to_string(kMaxSimulatedEvents) + " are drawn (" +
+                           (pricedBySimulation(scheduleNamed(*e.pp_schedule))
+                                ? "the estimate simulated it to price it)"
+                                : "the estimate prices it by its closed form)");
         return out;
     }
     try {

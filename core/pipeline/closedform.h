@@ -45,6 +45,11 @@ const char* scheduleName(Schedule schedule);
 inline bool splitsWeightGrad(Schedule s) { return s == Schedule::ZbH1 || s == Schedule::Zbv || s == Schedule::DualPipe || s == Schedule::DualPipeV; }
 // V-shaped: chunk 1 runs the stages back up, so stage 0 holds the model's first and last chunk.
 inline bool isVShape(Schedule s) { return s == Schedule::Zbv || s == Schedule::DualPipeV; }
+// Priced by simulating the schedule: no closed form here is exact for them (dualpipe's
+// drifts once stages differ, the V schedules have none).
+inline bool pricedBySimulation(Schedule s) { return s == Schedule::DualPipe || isVShape(s); }
+// The planner's model: one stage per device with the 1F1B family's in-flight counts.
+inline bool plannerBalances(Schedule s) { return s == Schedule::OneFOneB || s == Schedule::Interleaved || s == Schedule::GPipe; }
 
 struct PipelineShape {
     Schedule schedule = Schedule::OneFOneB;

@@ -84,10 +84,10 @@ Kind validate(const PipelineInput& in) {
         }
     }
     if (!std::isfinite(in.p2pSeconds) || in.p2pSeconds < 0) refuse("pipeline.p2pSeconds: must be finite and non-negative");
-    for (const auto* bytes : {&in.keptBytes, &in.weightGradBytes})
+    for (const auto& [bytes, field] : {std::pair{&in.keptBytes, "keptBytes"}, std::pair{&in.weightGradBytes, "weightGradBytes"}})
         if (!bytes->empty() && (bytes->size() != std::size_t(p) ||
                                 std::any_of(bytes->begin(), bytes->end(), [&](const auto& row) { return row.size() != std::size_t(in.chunks); })))
-            refuse("pipeline.keptBytes: expected [stage][chunk] like pipeline.times");
+            refuse("pipeline." + std::string(field) + ": expected [stage][chunk] like pipeline.times");
     return kind;
 }
 

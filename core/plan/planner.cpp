@@ -116,7 +116,7 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
     // The planner's stage model is one stage per device with 1F1B-family in-flight
     // counts; ZB-H1's held-back weight gradients and DualPipe's mirrored stage pairs
     // are priced by estimate but not balanced here yet.
-    if (st.schedule != Schedule::OneFOneB && st.schedule != Schedule::Interleaved && st.schedule != Schedule::GPipe) {
+    if (!plannerBalances(st.schedule)) {
         out.why = std::string("the planner balances gpipe, 1f1b and interleaved stages, not ") + scheduleName(st.schedule) +
                   " (estimate prices it as stated): state pp_schedule: 1f1b to plan the partition and recompute";
         return out;

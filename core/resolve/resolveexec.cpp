@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "io/presets.h"
+#include "pipeline/closedform.h"
 #include "resolve/resolver.h"
 
 namespace tessera::core::detail {
@@ -198,7 +199,7 @@ void Resolver::resolveExecStrategy() {
     // Pipeline: schedule, chunks and the layers they hold.
     if (vpp > 1 && pp == 1) refuse("exec.vpp", "virtual pipeline chunks need pp > 1");
     if (vpp > 64) refuse("exec.vpp", "at most 64 chunks per stage are modelled, got " + num(vpp));
-    const bool vShape = *e.pp_schedule == "zbv" || *e.pp_schedule == "dualpipev";
+    const bool vShape = isVShape(scheduleNamed(*e.pp_schedule));
     if (vShape && vpp != 2)
         refuse("exec.vpp", *e.pp_schedule + " runs two chunks per stage in a V (chunk 1 back up the stages): state vpp: 2, got " + num(vpp));
     if (vpp > 1 && *e.pp_schedule != "interleaved" && !vShape)

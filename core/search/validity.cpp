@@ -153,8 +153,7 @@ Refusal Validity::check(const std::size_t* d, Candidate& c) const {
         return Refusal::DualPipeShape;
     if ((c.schedule == Schedule::Zbv && c.mbn < 2 * c.pp - 1) || (c.schedule == Schedule::DualPipeV && c.mbn < 2 * c.pp))
         return Refusal::VShapeMicroBatches;
-    const bool planned = c.schedule == Schedule::OneFOneB || c.schedule == Schedule::Interleaved || c.schedule == Schedule::GPipe;
-    if ((s.planPartition || c.recompute == RecomputeMode::PerLayer) && !planned) return Refusal::ScheduleNotPlanned;
+    if ((s.planPartition || c.recompute == RecomputeMode::PerLayer) && !plannerBalances(c.schedule)) return Refusal::ScheduleNotPlanned;
     if (m_accumulationOff && c.mbn > 1) return Refusal::AccumulationOff;
     if (m_experts <= 1 && c.ep > 1) return Refusal::ExpertsOnDense;
     if (m_experts > 1 && m_experts % c.ep != 0) return Refusal::ExpertsNotDivided;

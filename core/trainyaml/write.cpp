@@ -192,7 +192,7 @@ std::string trainYaml(const ResolvedScenario& r, const Value* original) {
     if (*e.vpp > 1) put(acc, "pp_interleave_num", Value::integer(*e.vpp));
     else acc.erase("pp_interleave_num");
     // HyperParallel's schedulers are 1f1b (interleaved with pp_interleave_num), gpipe,
-    // seqpipe, seqsmartvpp and zero_bubble_v: ZB-H1 and DualPipe have no spelling there.
+    // seqpipe, seqsmartvpp and zero_bubble_v (zbv): zb-h1, dualpipe and dualpipev have no spelling there.
     if (*e.pp_schedule == "zb-h1" || *e.pp_schedule == "dualpipe" || *e.pp_schedule == "dualpipev")
         throw SpecError(Diagnostic{r.scenario.markOf("exec.pp_schedule"), "exec.pp_schedule",
                                    "HyperParallel's accelerator.pipeline_scheduler has no " + *e.pp_schedule +

@@ -28,7 +28,7 @@ QString signedSeconds(double d) {
 // One stage's step in the breakdown's terms: its busy time per micro-batch times the
 // micro-batches, its share of the data-parallel tail and optimizer, idle for the rest.
 // Under dualpipe a row is a device: half the micro-batches through its own stage, half
-// through the mirrored one, less what its F&B pairs hid.
+// through the mirrored one. What F&B pairs hid (dualpipe, dualpipev) is not exposed.
 core::TimeBreakdown stageBreakdown(const core::Estimate& e, const core::StageEstimate& s, std::int64_t microBatches) {
     core::TimeBreakdown b;
     auto add = [&](const core::StageTime& t, double m) {
@@ -37,12 +37,9 @@ core::TimeBreakdown stageBreakdown(const core::Estimate& e, const core::StageEst
         b.compute += m * (t.forward + t.backward + t.weightGrad - t.communication);
         b.optimizer += t.optimizer;
     };
-    if (s.hasMirror) {
-        add(s.time, double(microBatches) / 2), add(s.mirror, double(microBatches) / 2);
-        b.communicationExposed = std::max(0.0, b.communicationExposed - s.hiddenBySchedule);
-    } else {
-        add(s.time, double(microBatches));
-    }
+    if (s.hasMirror) add(s.time, double(microBatches) / 2), add(s.mirror, double(microBatches) / 2);
+    else add(s.time, double(microBatches));
+    b.communicationExposed = std::max(0.0, b.communicationExposed - s.hiddenBySchedule);  // dualpipe(v)'s pairs
     b.bubble = std::max(0.0, e.stepSeconds - b.compute - b.recompute - b.communicationExposed - b.optimizer);
     return b;
 }
