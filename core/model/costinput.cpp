@@ -154,6 +154,7 @@ CostInput runCostInput(const ResolvedScenario& r) {
     run.gradientsHeld = e.grad_accumulation.value_or(true);  // a search's base has no strategy to derive it from
     run.deferredGradAccumulation = *e.deferred_grad_accumulation;
     run.overlappedGradReduce = *e.overlapped_grad_reduce;
+    run.overlapParamGather = *e.overlap_param_gather;
     run.gradClip = *e.grad_clip;
     run.vocabEmbDp = *e.vocab_emb_dp;
     run.tiedTables = *e.tie_embeddings;
@@ -164,6 +165,7 @@ CostInput runCostInput(const ResolvedScenario& r) {
     run.hostLinkOverlap = *e.host_link_overlap;
     run.optimizerOffload = *e.optimizer_offload;
     run.optimizerOffloadOverlap = *e.optimizer_offload_overlap;
+    run.overlapExpertComm = *e.overlap_moe_expert_parallel_comm;
     Strategy& st = in.strategy;
     for (std::size_t i = 0; i < st.rankOrder.size(); ++i) {
         const std::string& dim = (*r.scenario.cluster.rank_order)[i];
@@ -197,6 +199,7 @@ CostInput costInput(const ResolvedScenario& r) {
     const std::int64_t expertReplicas = st.dp * st.tp * st.cp / std::max<std::int64_t>(1, st.ep * st.etp);
     st.expertShard = st.optimizerSharded ? e.expert_shard.value_or(expertReplicas) : 1;
     st.schedule = scheduleNamed(*e.pp_schedule);
+    st.overlapP2p = e.overlap_p2p_comm.value_or(st.schedule == Schedule::Interleaved);  // a search base leaves it unstated
     st.partition = r.partition.layers;
     if (const auto* perStage = std::get_if<StageCounts::Flat>(&e.activation_offload->value)) st.activationOffload = *perStage;
 

@@ -94,7 +94,8 @@ struct RunSettings {
     bool sliceRecomputeInput = false, shardActivations = false;
     bool gradientsHeld = true;          // grad_accumulation: false frees them as they are reduced
     bool deferredGradAccumulation = false;  // FSDP holds each micro-batch's gradient shard to its end
-    bool overlappedGradReduce = true;   // the gradient reduction runs under the last backward
+    bool overlappedGradReduce = true;   // exec.overlapped_grad_reduce: buckets reduced under the last backward
+    bool overlapParamGather = true;     // exec.overlap_param_gather: buckets gathered under the next forward
     bool gradClip = true;               // clip by global norm: one read of the gradients
     bool vocabEmbDp = false;            // the embedding runs data parallel (whole on each rank) when pp is 1
     bool tiedTables = false;            // exec.tie_embeddings: output and embedding share one table
@@ -105,6 +106,7 @@ struct RunSettings {
     double hostLinkOverlap = 0.8;         // exec.host_link_overlap
     double optimizerOffload = 0;          // exec.optimizer_offload: share of states and master copy on the host
     bool optimizerOffloadOverlap = false; // exec.optimizer_offload_overlap
+    bool overlapExpertComm = false;       // exec.overlap_moe_expert_parallel_comm: F&B pairs in the steady state
 };
 
 struct Strategy {
@@ -112,6 +114,7 @@ struct Strategy {
     std::int64_t mbs = 1, mbn = 1;
     bool sp = false, flash = true;
     bool tpCommOverlap = false;  // TP collectives pipelined with their GEMMs (needs sp)
+    bool overlapP2p = false;     // exec.overlap_p2p_comm (unstated: the schedule is interleaved)
     bool optimizerSharded = false, gradSharded = false, fsdp = false, reshard = false, shardSpansCp = false;
     std::int64_t optimizerShard = 1, expertShard = 1;  // ranks each shard spans
     Schedule schedule = Schedule::OneFOneB;

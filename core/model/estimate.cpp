@@ -36,10 +36,14 @@ bool sameLayers(const detail::StageContext& ctx, std::int64_t stage) {
 struct SimulatedStage {
     StageMemory memory;
     double weightGradKept = 0, params = 0;
-    std::array<double, 2> chunkKept{};
+    std::array<double, detail::kMaxChunks> chunkKept{};
     std::int64_t layers = 0;
     StageTime time;
-    double kept() const { return chunkKept[0] + chunkKept[1]; }
+    double kept() const {
+        double sum = 0;
+        for (double k : chunkKept) sum += k;
+        return sum;
+    }
 };
 
 // The schedules with no exact closed form, priced by their simulation, which also
@@ -49,13 +53,17 @@ struct SimulatedStage {
 //    pipelineMakespanDual is exact only for equal stages with F = B_input);
 //  - zbv, dualpipev: stage s holds chunks s and 2p-1-s of a V. The stage's time is
 //    split evenly over its two chunks (as the Pipeline view's interleaved chunks are);
-//    what each chunk keeps is its own.
+//    what each chunk keeps is its own;
+//  - 1f1b and interleaved with pairsExpertComm: Megatron's order with its steady state
+//    paired, each chunk a 1/v share of the stage's time.
 Summary evaluateSimulated(const CostInput& in, const std::vector<SimulatedStage>& slots, Estimate* detail) {
     const Strategy& st = in.strategy;
     const int p = int(st.pp), m = int(st.mbn);
-    const bool mirrored = st.schedule == Schedule::DualPipe;
+    const bool mirrored = st.schedule == Schedule::DualPipe, paired = pairsExpertComm(in);
+    const int chunks = mirrored || isVShape(st.schedule) ? 2 : int(st.vpp);
     PipelineInput pipe;
-    pipe.schedule = scheduleName(st.schedule), pipe.stages = p, pipe.chunks = 2, pipe.microBatches = m;
+    pipe.schedule = scheduleName(st.schedule), pipe.stages = p, pipe.chunks = chunks, pipe.microBatches = m;
+    pipe.pairSteadyState = paired;
     pipe.times.resize(std::size_t(p));
     pipe.keptBytes.resize(std::size_t(p));
     pipe.weightGradBytes.resize(std::size_t(p));
@@ -67,10 +75,10 @@ Summary evaluateSimulated(const CostInput& in, const std::vector<SimulatedStage>
             pipe.keptBytes[std::size_t(r)] = {own.kept(), mirror.kept()};
             pipe.weightGradBytes[std::size_t(r)] = {own.weightGradKept, mirror.weightGradKept};
         } else {
-            const StageTimes half = simulatorTimes(own.time, 2, true);
-            pipe.times[std::size_t(r)] = {half, half};
-            pipe.keptBytes[std::size_t(r)] = {own.chunkKept[0], own.chunkKept[1]};
-            pipe.weightGradBytes[std::size_t(r)] = {own.weightGradKept / 2, own.weightGradKept / 2};
+            const bool split = splitsWeightGrad(st.schedule);
+            pipe.times[std::size_t(r)].assign(std::size_t(chunks), simulatorTimes(own.time, chunks, split, paired));
+            pipe.keptBytes[std::size_t(r)].assign(own.chunkKept.begin(), own.chunkKept.begin() + chunks);
+            pipe.weightGradBytes[std::size_t(r)].assign(std::size_t(chunks), split ? own.weightGradKept / chunks : 0.0);
         }
     }
     const PipelineResult run = simulatePipeline(pipe);
@@ -110,10 +118,10 @@ Summary evaluateSimulated(const CostInput& in, const std::vector<SimulatedStage>
             StageEstimate& out = detail->stages.emplace_back();
             out.stage = r;
             out.layers = own.layers + (mirror ? mirror->layers : 0);
-            out.inFlightPerChunk = {std::int64_t(run.peakInFlightPerChunk[std::size_t(r)][0]),
-                                    std::int64_t(run.peakInFlightPerChunk[std::size_t(r)][1])};
-            // A dualpipe chunk is a whole stage; a V chunk half of one.
-            out.inFlightMicroBatches = mirrored ? run.peakInFlight[std::size_t(r)] : (run.peakInFlight[std::size_t(r)] + 1) / 2;
+            for (int c : run.peakInFlightPerChunk[std::size_t(r)]) out.inFlightPerChunk.push_back(c);
+            // A dualpipe chunk is a whole stage; a V or interleaved chunk a share of one.
+            out.inFlightMicroBatches = mirrored ? run.peakInFlight[std::size_t(r)]
+                                                : (run.peakInFlight[std::size_t(r)] + chunks - 1) / chunks;
             out.parameters = own.params + (mirror ? mirror->params : 0);
             out.memory = mem;
             out.time = own.time;
@@ -160,7 +168,7 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
     double stragglerComm = 0, stragglerRecompute = 0, tailDp = 0, tailOptimizer = 0;
     double modelFlopsForward = 0;  // per micro-batch per replica
     double maxDeviceParams = 0;
-    const bool simulated = pricedBySimulation(st.schedule);  // (evaluateSimulated)
+    const bool simulated = simulatedPrice(in);  // (evaluateSimulated)
     thread_local std::vector<SimulatedStage> slots;
     if (simulated) slots.assign(std::size_t(p), SimulatedStage{});
     if (detail) detail->stages.clear();
@@ -173,7 +181,10 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
         if (simulated) {  // priced with its mirror stage, or its V's two chunks, below
             SimulatedStage& slot = slots[std::size_t(stage)];
             slot.memory = body.memory;
-            slot.chunkKept = {body.kept[0] + body.embeddingKept, (v > 1 ? body.kept[1] : 0.0) + body.outputKept};
+            slot.chunkKept.fill(0);
+            for (std::int64_t c = 0; c < v; ++c) slot.chunkKept[std::size_t(c)] = body.kept[std::size_t(c)];
+            slot.chunkKept[0] += body.embeddingKept;
+            slot.chunkKept[std::size_t(v == 1 && st.schedule == Schedule::DualPipe ? 1 : v - 1)] += body.outputKept;
             slot.weightGradKept = body.weightGradKept;
             slot.params = body.params + body.expertParams;
             slot.layers = body.layers;
@@ -245,6 +256,7 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
         if (st.schedule == Schedule::DualPipe)
             for (std::int64_t r = 0; r < p; ++r)
                 e.perDeviceMaxParameters = std::max(e.perDeviceMaxParameters, slots[std::size_t(r)].params + slots[std::size_t(p - 1 - r)].params);
+        e.expertCommPaired = pairsExpertComm(in);
         e.modelFlopsPerStep = 3 * modelFlopsForward * double(mbn) * double(st.dp);
         e.mfu = e.modelFlopsPerStep / (summary.stepSeconds * devices * in.device.peakFlops);
         e.tokensPerSecond = double(st.dp * mbn * st.mbs) * s / summary.stepSeconds;
@@ -267,10 +279,22 @@ Estimate estimate(const ResolvedScenario& r) {
     return e;
 }
 
-StageTimes simulatorTimes(const StageTime& t, int chunks, bool splitWeightGrad) {
+StageTimes simulatorTimes(const StageTime& t, int chunks, bool splitWeightGrad, bool expertCommOnly) {
     const double v = chunks;
+    // The expert all-to-all is the same each way: dispatch and combine (layercost.cpp).
+    const double forwardComm = expertCommOnly ? t.exposed.ep / 2 : t.forwardComm;
+    const double backwardComm = expertCommOnly ? t.exposed.ep / 2 : t.backwardComm;
     return {t.forward / v, (t.backward + t.recompute + (splitWeightGrad ? 0 : t.weightGrad)) / v,
-            splitWeightGrad ? t.weightGrad / v : 0, t.forwardComm / v, t.backwardComm / v};
+            splitWeightGrad ? t.weightGrad / v : 0, forwardComm / v, backwardComm / v};
 }
+
+bool pairsExpertComm(const CostInput& in) {
+    const Schedule s = in.strategy.schedule;
+    const bool moe = std::any_of(in.model.kinds.begin(), in.model.kinds.end(), [](const LayerKind& k) { return k.moe; });
+    return in.run.overlapExpertComm && moe && in.strategy.ep > 1 &&
+           (s == Schedule::OneFOneB || s == Schedule::Interleaved);
+}
+
+bool simulatedPrice(const CostInput& in) { return pricedBySimulation(in.strategy.schedule) || pairsExpertComm(in); }
 
 }  // namespace tessera::core

@@ -15,7 +15,8 @@
 // the exposed data-parallel reduction and the optimizer step of the slowest stage.
 // dualpipe, zbv and dualpipev have no closed form to trust (closedform.h
 // pricedBySimulation): their step, and their activations' peak over time, come from
-// simulating the schedule on the stages' times.
+// simulating the schedule on the stages' times. So do 1f1b and interleaved when the
+// run pairs their steady state to hide the expert all-to-all (pairsExpertComm).
 #include <vector>
 
 #include "model/costinput.h"
@@ -98,7 +99,15 @@ struct Estimate {
     double stepSeconds = 0, bubbleFraction = 0, mfu = 0, tokensPerSecond = 0;
     double modelFlopsPerStep = 0;
     TimeBreakdown breakdown;
+    bool expertCommPaired = false;  // pairsExpertComm: the schedule's steady state runs F&B pairs
 };
+
+// exec.overlap_moe_expert_parallel_comm where it acts: routed experts over ep > 1 under
+// 1f1b or interleaved, whose steady-state forwards then pair with the backward beside
+// them (Megatron-LM's combined 1F1B) and hide the expert all-to-all under each other.
+bool pairsExpertComm(const CostInput& in);
+// Whether `evaluate` prices the strategy by simulating its schedule.
+bool simulatedPrice(const CostInput& in);
 
 // The evaluation a search calls per candidate: closed forms, no allocation when
 // `detail` is null, except the schedules priced by their simulation (pricedBySimulation).
@@ -113,7 +122,9 @@ Summary evaluate(const CostInput& input, Estimate* detail = nullptr);
 // `chunks` chunks: the recompute runs at the start of the backward, and the weight
 // gradient is its own box when split, else inside the backward. The estimate prices
 // the simulated schedules with these, and the Pipeline view draws with them.
-StageTimes simulatorTimes(const StageTime& t, int chunks, bool splitWeightGrad);
+// `expertCommOnly`: the communication a pair may hide is the expert all-to-all alone
+// (Megatron's combined 1F1B), not all the exposed communication (DualPipe's pairs).
+StageTimes simulatorTimes(const StageTime& t, int chunks, bool splitWeightGrad, bool expertCommOnly = false);
 
 Estimate estimate(const ResolvedScenario& r);
 

@@ -13,7 +13,8 @@ PipelineInput pipelineInputFor(const Estimate& estimate, const std::string& sche
     in.chunks = chunks;
     in.microBatches = microBatches;
     const Schedule kind = scheduleNamed(schedule);
-    const bool split = weightGrad == WeightGradBoxes::Split || splitsWeightGrad(kind);
+    const bool split = !estimate.expertCommPaired && (weightGrad == WeightGradBoxes::Split || splitsWeightGrad(kind));
+    in.pairSteadyState = estimate.expertCommPaired;
     if (kind == Schedule::DualPipe) {  // device r: its own stage one way, the mirrored stage the other
         in.chunks = 2;
         for (const StageEstimate& stage : estimate.stages)
@@ -22,7 +23,8 @@ PipelineInput pipelineInputFor(const Estimate& estimate, const std::string& sche
         return in;
     }
     const int v = std::max(chunks, 1);  // simulatePipeline refuses chunks < 1 by name
-    for (const StageEstimate& stage : estimate.stages) in.times.emplace_back(std::size_t(v), simulatorTimes(stage.time, v, split));
+    for (const StageEstimate& stage : estimate.stages)
+        in.times.emplace_back(std::size_t(v), simulatorTimes(stage.time, v, split, estimate.expertCommPaired));
     return in;
 }
 
@@ -38,7 +40,7 @@ Evaluation evaluateScenario(const Scenario& stated) {
     if (events > double(kMaxSimulatedEvents)) {
         out.notSimulated = "the schedule has " + std::to_string(std::llround(events)) + " events; at most " +
                            std::to_string(kMaxSimulatedEvents) + " are drawn (" +
-                           (pricedBySimulation(scheduleNamed(*e.pp_schedule))
+                           (pricedBySimulation(scheduleNamed(*e.pp_schedule)) || out.estimate.expertCommPaired
                                 ? "the estimate simulated it to price it)"
                                 : "the estimate prices it by its closed form)");
         return out;

@@ -312,12 +312,19 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
     out.tpSeconds = 2 * tpForward;
     out.cpSeconds = 3 * cpForward;  // the backward moves twice the forward's (the keys' and values' gradients too)
     out.epSeconds = 2 * epForward;
-    auto exposed = [&](double tpS, double cpS, double epS, double core) {
-        return (1 - tpHidden) * tpS + std::max(0.0, cpS - kCpOverlap * core) + (1 - kEpOverlap) * epS;
+    // TP: with userbuffers the hidden share runs under the GEMMs it feeds (the forward's,
+    // or the backward's input- and weight-gradient GEMMs), so it can hide no more than
+    // those take; without, the seed's share (coefficients.h kTpOverlap).
+    auto tpExposedUnder = [&](double gemmCover) {
+        return st.tpCommOverlap && st.sp ? tpForward - std::min(tpHidden * tpForward, gemmCover) : (1 - tpHidden) * tpForward;
     };
-    out.commExposedForward = exposed(tpForward, cpForward, epForward, coreForward);
-    out.commExposedBackward = exposed(tpForward, 2 * cpForward, epForward, coreBackward);
-    out.tpExposed = 2 * (1 - tpHidden) * tpForward;
+    const double tpExposedForward = tpExposedUnder(gemmSeconds), tpExposedBackward = tpExposedUnder(2 * gemmSeconds);
+    auto exposed = [&](double tpS, double cpS, double epS, double core) {
+        return tpS + std::max(0.0, cpS - kCpOverlap * core) + (1 - kEpOverlap) * epS;
+    };
+    out.commExposedForward = exposed(tpExposedForward, cpForward, epForward, coreForward);
+    out.commExposedBackward = exposed(tpExposedBackward, 2 * cpForward, epForward, coreBackward);
+    out.tpExposed = tpExposedForward + tpExposedBackward;
     out.cpExposed = std::max(0.0, cpForward - kCpOverlap * coreForward) + std::max(0.0, 2 * cpForward - kCpOverlap * coreBackward);
     out.epExposed = 2 * (1 - kEpOverlap) * epForward;
     out.forward = gemmSeconds + coreForward + elementForward + out.commExposedForward;

@@ -110,9 +110,17 @@ ElementBytes elementBytes(const RunSettings& run, const Strategy& st, double sha
     return e;
 }
 
-double exposedReduce(const RunSettings& run, double reduceSeconds, double lastBackward) {
-    return run.overlappedGradReduce ? std::max((1 - kDpOverlap) * reduceSeconds, reduceSeconds - lastBackward)
-                                    : reduceSeconds;
+double exposedReduce(const RunSettings& run, double reduceSeconds, double buckets, double lastBackward) {
+    return run.overlappedGradReduce ? exposedPipelined(reduceSeconds, buckets, lastBackward) : reduceSeconds;
+}
+
+double exposedPipelined(double seconds, double pieces, double cover) {
+    // n equal pieces beside n equal slices of the cover, each transfer waiting for its
+    // slice (a bucket filled) or each slice for its transfer (a layer gathered): the
+    // chain ends at max(cover + s/n, cover/n + s).
+    const double n = std::max(1.0, pieces);
+    if (n == 1) return seconds;  // one piece: nothing to run beside (and no inf * 0)
+    return std::max(seconds / n, seconds - cover * (1 - 1 / n));
 }
 
 StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ranges) {
@@ -137,6 +145,7 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
     for (std::int64_t chunk = 0; chunk < v; ++chunk) {
         std::int64_t n = ranges.count[std::size_t(chunk)];
         const std::int64_t start = ranges.start[std::size_t(chunk)];
+        const double chunkForwardFrom = time.forward, chunkBackwardFrom = time.backward + time.weightGrad + time.recompute;
         if (ctx.holdsModelEnd(chunk, stage) && !st.mtpOnStages) n += m.mtpLayers;  // MTP after the body
         b.layers += n;
         ctx.countPairs(start, n, counts);
@@ -166,11 +175,18 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
         // Pipeline send/receive of this chunk's output (the model's last chunk sends none,
         // nor the bottom of a V, whose next chunk is on the same device).
         if (!ctx.holdsModelEnd(chunk, stage) && p > 1 && !(vShape && chunk == 0 && stage == p - 1)) {
+            // overlap_p2p_comm: the send runs beside the next chunk's compute, which is this
+            // chunk's twin in the steady state; without it the stage waits for it.
             const CollectiveCost send = sendReceive(Bc * T * h / spd, ctx.links.pp, dev);
-            const double exposed = (1 - (st.schedule == Schedule::Interleaved ? kPpOverlapInterleaved : kPpOverlap)) * send.seconds;
-            time.forward += exposed, time.backward += exposed;
-            time.forwardComm += exposed, time.backwardComm += exposed;
-            time.exposed.pp += 2 * exposed;
+            const double forwardCover = time.forward - chunkForwardFrom;
+            const double backwardCover = time.backward + time.weightGrad + time.recompute - chunkBackwardFrom;
+            const double forwardExposed = st.overlapP2p ? std::max(0.0, send.seconds - forwardCover) : send.seconds;
+            const double backwardExposed = st.overlapP2p ? std::max(0.0, send.seconds - backwardCover) : send.seconds;
+            b.coverableForward += forwardExposed, b.coverableBackward += backwardExposed;
+            time.forward += forwardExposed, time.backward += backwardExposed;
+            time.forwardComm += forwardExposed, time.backwardComm += backwardExposed;
+            time.exposed.pp += forwardExposed + backwardExposed;
+            if (st.overlapP2p) b.coverableForward += forwardExposed, b.coverableBackward += backwardExposed;
             time.pp += 2 * send.seconds;
         }
     }
@@ -307,15 +323,26 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
         const std::int64_t group = st.dp * st.cp;
         const std::int64_t expertGroup = std::max<std::int64_t>(1, st.dp * st.tp * st.cp / (st.ep * st.etp));
         double paramGather = 0;
+        const double bucket = std::max(kDpBucketElements, kDpBucketElementsPerRank * double(st.dp));
         if (st.fsdp) {
+            // Every micro-batch gathers each layer before its forward (and again before its
+            // backward when resharded) and reduce-scatters its gradients after. With the
+            // overlap switches (FSDP2's prefetch of the next layer, its reduce-scatter on
+            // a side stream) one layer's transfer runs under another layer's compute:
+            // the first waits, the rest show by what they outlast the compute.
             const double rs = allGather(params * Bg, group, ctx.links.dp, dev).seconds;
             const double ag = allGather(params * Bp, group, ctx.links.dp, dev).seconds;
-            const double perMicroBatch = rs + ag * (st.reshard ? 2 : 1);
-            time.forward += ag * (1 - kParamGatherOverlap);
-            time.backward += (perMicroBatch - ag) * (1 - kParamGatherOverlap);
-            time.forwardComm += ag * (1 - kParamGatherOverlap);
-            time.backwardComm += (perMicroBatch - ag) * (1 - kParamGatherOverlap);
-            time.exposed.dp += perMicroBatch * (1 - kParamGatherOverlap);
+            const double backwardMoves = rs + (st.reshard ? ag : 0);
+            const double pieces = double(std::max<std::int64_t>(1, b.layers));
+            // (The recompute is not counted as cover: the planner changes it after pricing this.)
+            const double forwardCompute = time.forward, backwardCompute = time.backward + time.weightGrad;
+            const double forwardExposed = run.overlapParamGather ? exposedPipelined(ag, pieces, forwardCompute) : ag;
+            const double backwardExposed = run.overlappedGradReduce ? exposedPipelined(backwardMoves, pieces, backwardCompute)
+                                                                   : backwardMoves;
+            b.coverableForward += forwardExposed, b.coverableBackward += backwardExposed;
+            time.forward += forwardExposed, time.backward += backwardExposed;
+            time.forwardComm += forwardExposed, time.backwardComm += backwardExposed;
+            time.exposed.dp += forwardExposed + backwardExposed;
         } else if (st.optimizerSharded) {
             time.dp = allGather(params * Bg, group, ctx.links.dp, dev).seconds +  // reduce-scatter
                       allGather(expertParams * Bg, expertGroup, ctx.links.edp, dev).seconds;
@@ -325,13 +352,16 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
             time.dp = allReduce(params * Bg, group, ctx.links.dp, dev).seconds +
                       allReduce(expertParams * Bg, expertGroup, ctx.links.edp, dev).seconds;
         }
-        // The reduction overlaps the last micro-batch's backward, never more than the
-        // seed's share; the parameter gather overlaps the next step's first forward.
-        // overlapped_grad_reduce: false reduces after the backward, all of it exposed.
+        // The reduction overlaps the last micro-batch's backward bucket by bucket
+        // (exposedReduce); the parameter gather the next step's forward, by the fitted
+        // share (coefficients.h kParamGatherOverlap says why it is not exposedPipelined
+        // over the first forward); with either switch off that transfer is exposed whole.
         const double lastBackward = time.backward + time.weightGrad + time.recompute;
+        const double buckets = std::ceil(params / bucket) + std::ceil(expertParams / bucket);
         b.reduceSeconds = time.dp;
-        b.gatherExposed = (1 - kParamGatherOverlap) * paramGather;
-        time.dpExposed = exposedReduce(run, time.dp, lastBackward) + b.gatherExposed;
+        b.reduceBuckets = std::max(1.0, buckets);
+        b.gatherExposed = run.overlapParamGather ? (1 - kParamGatherOverlap) * paramGather : paramGather;
+        time.dpExposed = exposedReduce(run, time.dp, b.reduceBuckets, lastBackward) + b.gatherExposed;
         time.dp += paramGather;
         const double shard = params / R + expertParams / Re;  // elements this rank steps
         const double perElement = Bg + 2 * stateBytes + 2 * mainBytes + Bp;  // read the gradient, read and write states and master, write the weight

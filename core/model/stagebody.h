@@ -75,7 +75,10 @@ struct StageBody {
     // layers recompute: the working set's largest layer term and the rest of it, the
     // gradient reduction before overlap, and the parameter gather left exposed.
     double workingLayers = 0, workingRest = 0;
-    double reduceSeconds = 0, gatherExposed = 0;
+    double reduceSeconds = 0, reduceBuckets = 1, gatherExposed = 0;
+    // Exposed transfers (in time.forward / time.backward, per micro-batch) that more
+    // layers on the stage would hide: FSDP's gathers, overlapped pipeline sends.
+    double coverableForward = 0, coverableBackward = 0;
     // Activation offload: one direction's copy and the backward compute it may hide behind
     // (exec.host_link_overlap of the other layers'), before the exposed part is taken.
     double offloadCopy = 0, offloadBackWindow = 0;
@@ -102,9 +105,15 @@ StageRanges strategyRanges(const StageContext& ctx, std::int64_t stage);
 StageBody stageBody(StageContext& ctx, std::int64_t stage);
 StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ranges);
 
+// A transfer cut in `pieces` that runs beside `cover` seconds of compute cut alike, one
+// waiting on the other piece by piece: a gradient bucket reduced once the backward has
+// filled it, a layer's parameters gathered before the layer runs. What shows is one
+// piece, or, when the transfer outlasts its cover, the difference less a slice.
+double exposedPipelined(double seconds, double pieces, double cover);
 // The gradient reduction a stage leaves exposed after its last backward: all of it
-// when the run does not overlap it (overlapped_grad_reduce: false), else what the
-// backward cannot hide, and never less than the seed's share (coefficients.h kDpOverlap).
-double exposedReduce(const RunSettings& run, double reduceSeconds, double lastBackward);
+// when the run does not overlap it (overlapped_grad_reduce: false), else the buckets
+// (Megatron-LM's DDP buckets, coefficients.h kDpBucketElements) pipelined under the
+// last micro-batch's backward.
+double exposedReduce(const RunSettings& run, double reduceSeconds, double buckets, double lastBackward);
 
 }  // namespace tessera::core::detail

@@ -74,7 +74,26 @@ void megatronOrder(Kind kind, const PipelineInput& in, int s, std::vector<Step>&
         const Op f = forwardAt(k);
         backward(f.microBatch, v - 1 - f.chunk);
     };
-    for (int k = 0; k < w; ++k) order.push_back({forwardAt(k), {}, false});
+    // Combined 1F1B runs one chunk-forward more before its first pair ("micro-batch 0's
+    // forward alone, then its backward beside micro-batch 1's forward"): the pair's
+    // forward is then never the one its backward waits for, and the pairs do not wait
+    // on each other's round trips (without it the pipeline runs slower than unpaired).
+    const int warm = in.pairSteadyState ? std::min(total, w + 1) : w;
+    for (int k = 0; k < warm; ++k) order.push_back({forwardAt(k), {}, false});
+    if (in.pairSteadyState) {  // F(next) beside B(oldest), whole backwards
+        int f = warm, b = 0;
+        while (b < total) {
+            const Op back{forwardAt(b).microBatch, v - 1 - forwardAt(b).chunk, Phase::Backward, true};
+            if (f < total && forwardAt(f).microBatch == back.microBatch) {
+                order.push_back({forwardAt(f++), {}, false});  // that backward needs this forward
+            } else if (f < total) {
+                order.push_back({forwardAt(f++), back, true}), ++b;
+            } else {
+                order.push_back({back, {}, false}), ++b;
+            }
+        }
+        return;
+    }
     for (int k = 0; k < total - w; ++k) {
         order.push_back({forwardAt(w + k), {}, false});
         backwardAt(k);

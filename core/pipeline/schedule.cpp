@@ -53,6 +53,9 @@ Kind validate(const PipelineInput& in) {
                " needs 1, got " + str(in.chunks));
     if ((layout == Layout::V || layout == Layout::Dual) && in.chunks != 2)
         refuse("pipeline.chunks: " + in.schedule + " runs two chunks per stage, got " + str(in.chunks));
+    if (in.pairSteadyState && kind != Kind::OneFOneB && kind != Kind::Interleaved)
+        refuse("pipeline.pairSteadyState: Megatron-LM's combined 1F1B pairs the steady state of 1f1b and interleaved "
+               "only, got " + in.schedule);
     // Megatron walks micro-batches in groups of p; a short last group stalls the
     // pipeline on dependencies, and Megatron refuses it too.
     if (kind == Kind::Interleaved && m % p != 0)

@@ -93,6 +93,13 @@ struct PipelineInput {
     // and what a deferred weight gradient keeps from then until it runs. Given, the
     // result carries each stage's peak of their sum over time.
     std::vector<std::vector<double>> keptBytes, weightGradBytes;
+    // 1f1b and interleaved only: Megatron-LM's combined 1F1B (--overlap-moe-expert-parallel-comm,
+    // megatron/core/pipeline_parallel/combined_1f1b.py): each steady-state forward runs
+    // as one F&B pair with the backward issued beside it, a micro-batch apart, so the
+    // communication in times' forwardComm / backwardComm hides under the other half's
+    // compute. Every stage runs one warm-up chunk-forward more than unpaired, so it
+    // holds one more in flight (Megatron's docs: the overlap costs memory).
+    bool pairSteadyState = false;
 };
 
 // The schedules simulatePipeline runs, as exec.pp_schedule spells them.

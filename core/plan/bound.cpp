@@ -13,10 +13,11 @@ namespace {
 // What grows with the parameters a stage holds, and nothing else.
 Bytes linearMemory(const StageMemory& m) { return m.parameters + m.gradients + m.optimizerStates + m.mainParameters; }
 
-// A stage's once-per-step tail with its reduction as hidden as the run ever hides it.
+// A stage's once-per-step tail with its reduction as hidden as the run ever hides it:
+// none of it when overlapped (the last bucket's share shrinks as layers add buckets, so
+// an empty stage's would not bound a full one's).
 double leastTail(const RunSettings& run, const detail::StageBody& b) {
-    return detail::exposedReduce(run, b.reduceSeconds, std::numeric_limits<double>::infinity()) + b.gatherExposed +
-           b.time.optimizer;
+    return (run.overlappedGradReduce ? 0.0 : b.reduceSeconds) + b.gatherExposed + b.time.optimizer;
 }
 
 // The peak with the activations in: a layer of kind k on stage s costs that stage a_k
@@ -110,8 +111,11 @@ PlanBound planLowerBound(const CostInput& in, const PlanRequest& request) {
     double sumMemory = 0;
     Bytes maxMemory = 0;
     detail::StageBody midEmpty;
+    // An empty stage's FSDP gathers and overlapped sends have no layers to hide under;
+    // with layers they may hide whole, so the bound leaves them out.
     auto add = [&](const detail::StageBody& b, double times) {
-        const double f = b.time.forward, x = b.time.perMicroBatch();
+        const double f = b.time.forward - b.coverableForward;
+        const double x = b.time.perMicroBatch() - b.coverableForward - b.coverableBackward;
         sumF += times * f, sumB += times * (x - f);
         maxF = std::max(maxF, f), maxB = std::max(maxB, x - f), maxX = std::max(maxX, x);
         const double tail = leastTail(work.run, b);

@@ -121,6 +121,11 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
                   " (estimate prices it as stated): state pp_schedule: 1f1b to plan the partition and recompute";
         return out;
     }
+    if (pairsExpertComm(in)) {
+        out.why = "the planner balances stages run one op at a time, not the F&B pairs of overlap_moe_expert_parallel_comm "
+                  "(estimate prices them as stated): state overlap_moe_expert_parallel_comm: false to plan";
+        return out;
+    }
     if (offloading && !planOffload) {
         out.why = "activation offload is stated, and the planner plans around it only when it chooses it (tessera plan "
                   "--offload" + (noOffload.empty() ? std::string() : "; here " + noOffload) +

@@ -67,7 +67,7 @@ const StageSolver::Frame& StageSolver::frame(std::int64_t stage, const detail::S
     f.perMicroBatch = b.time.perMicroBatch();
     f.lastBackward = b.time.backward + b.time.weightGrad + b.time.recompute;
     f.embeddingKept = b.embeddingKept, f.outputKept = b.outputKept, f.workingRest = b.workingRest;
-    f.reduceSeconds = b.reduceSeconds, f.gatherExposed = b.gatherExposed, f.optimizer = b.time.optimizer;
+    f.reduceSeconds = b.reduceSeconds, f.reduceBuckets = b.reduceBuckets, f.gatherExposed = b.gatherExposed, f.optimizer = b.time.optimizer;
     if (m_packed) m_frameByPack.emplace(pk, m_frames.size());
     else m_frameIndex.emplace(k, m_frames.size());
     m_frames.push_back(f);
@@ -189,7 +189,7 @@ StageChoice StageSolver::choose(std::int64_t stage, const Frame& f, const std::i
         best.peak = best.lightest = f.fixed + wholeBytes(head) + wholeBytes(floorLevel + f.workingRest);
         best.fits = best.peak <= m_budget;
         best.forward = f.forward, best.perMicroBatch = f.perMicroBatch;
-        best.tail = detail::exposedReduce(run, f.reduceSeconds, f.lastBackward) + f.gatherExposed + f.optimizer;
+        best.tail = detail::exposedReduce(run, f.reduceSeconds, f.reduceBuckets, f.lastBackward) + f.gatherExposed + f.optimizer;
         return best;
     }
 
@@ -283,7 +283,7 @@ StageChoice StageSolver::choose(std::int64_t stage, const Frame& f, const std::i
     const double shorter = std::max(0.0, f.offloadCopy - f.offloadBackWindow) -
                            std::max(0.0, f.offloadCopy - f.offloadBackWindow - run.hostLinkOverlap * bestX);
     best.perMicroBatch = f.perMicroBatch + bestX - shorter;
-    best.tail = detail::exposedReduce(run, f.reduceSeconds, f.lastBackward + bestX - shorter) + f.gatherExposed + f.optimizer;
+    best.tail = detail::exposedReduce(run, f.reduceSeconds, f.reduceBuckets, f.lastBackward + bestX - shorter) + f.gatherExposed + f.optimizer;
     return best;
 }
 

@@ -67,7 +67,7 @@ private:
         double perMicroBatch = 0;    // X
         double lastBackward = 0;     // backward + dW + recompute
         double embeddingKept = 0, outputKept = 0, workingRest = 0;
-        double reduceSeconds = 0, gatherExposed = 0, optimizer = 0;
+        double reduceSeconds = 0, reduceBuckets = 1, gatherExposed = 0, optimizer = 0;
     };
     const Frame& frame(std::int64_t stage, const detail::StageRanges& ranges, const std::int32_t* typeCounts,
                        std::int32_t offload, const std::string& order);

@@ -60,6 +60,8 @@ void Resolver::resolveExecRun() {
     // Beside grouped_gemm: true a capacity factor changes nothing, and is marked not
     // priced (model/priced.h), as the seed's own DeepSeek search file states one.
     if (!isMoe(m) && e.capacity_factor) refuse("exec.capacity_factor", "applies to mixture-of-experts models only");
+    if (!isMoe(m) && *e.overlap_moe_expert_parallel_comm)
+        refuse("exec.overlap_moe_expert_parallel_comm", "applies to mixture-of-experts models only");
     // The device must have a peak for the compute dtype.
     if (const DeviceSpec& d = *cluster().device; d.peak_tflops && !d.peak_tflops->contains(*e.compute_dtype))
         refuse("exec.compute_dtype", "the device (" + d.name.value_or("?") + ") has no " + *e.compute_dtype +
@@ -220,6 +222,20 @@ void Resolver::resolveExecStrategy() {
     if (*e.pp_schedule == "interleaved" && mbn && *mbn % pp != 0)
         refuse("exec.micro_batch_num", "the interleaved schedule runs micro-batches in groups of pp (" + num(pp) +
                                            "): must be a multiple of it, got " + num(*mbn));
+    // Overlap that follows the schedule (Megatron-LM's rules for its switches).
+    const bool interleaved = *e.pp_schedule == "interleaved";
+    if (e.overlap_p2p_comm && *e.overlap_p2p_comm && pp > 1 && !interleaved)
+        refuse("exec.overlap_p2p_comm", "Megatron-LM overlaps pipeline sends in the interleaved schedule only (it turns "
+                                        "--overlap-p2p-communication off otherwise), got pp_schedule " + *e.pp_schedule);
+    fill("exec.overlap_p2p_comm", e.overlap_p2p_comm, interleaved, Origin::Derived,
+         "pp_schedule " + *e.pp_schedule + " (Megatron-LM overlaps sends in the interleaved schedule)");
+    if (*e.overlap_moe_expert_parallel_comm && isMoe(m) && ep == 1)
+        refuse("exec.overlap_moe_expert_parallel_comm", "needs ep > 1: without expert parallelism there is no all-to-all to hide");
+    if (*e.overlap_moe_expert_parallel_comm && pp > 1 && !interleaved)
+        refuse("exec.overlap_moe_expert_parallel_comm", "Megatron-LM pairs micro-batches for it at pp 1 or in the interleaved "
+                                                        "schedule only, got pp_schedule " + *e.pp_schedule +
+                                                        (*e.pp_schedule == "dualpipe" || *e.pp_schedule == "dualpipev"
+                                                             ? " (whose F&B pairs overlap the all-to-all by construction)" : ""));
     if (e.offset && e.pp_partition) refuse("exec.offset", "state offset or pp_partition, not both");
     const std::int64_t mtp = m.mtp_depth.value_or(0);
     m_out.totalLayers = *m.num_hidden_layers + (*e.mtp_in_offset ? mtp : 0);

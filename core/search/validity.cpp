@@ -19,7 +19,11 @@ std::string refusalText(Refusal r) {
     case Refusal::VShapeChunks: return "zbv and dualpipev run two chunks per stage (vpp 2)";
     case Refusal::VShapeMicroBatches: return "zbv needs 2 x pp - 1 micro-batches, dualpipev 2 x pp";
     case Refusal::DualPipeShape: return "dualpipe needs an even pp and an even micro-batch count of at least 2 x pp";
-    case Refusal::ScheduleNotPlanned: return "the planner balances gpipe, 1f1b and interleaved stages only";
+    case Refusal::ScheduleNotPlanned:
+        return "the planner balances gpipe, 1f1b and interleaved stages only, without overlap_moe_expert_parallel_comm's pairs";
+    case Refusal::P2pOverlapSchedule: return "overlap_p2p_comm needs the interleaved schedule (Megatron-LM)";
+    case Refusal::ExpertOverlapWithoutEp: return "overlap_moe_expert_parallel_comm needs ep > 1";
+    case Refusal::ExpertOverlapSchedule: return "overlap_moe_expert_parallel_comm needs pp 1 or the interleaved schedule";
     case Refusal::LayersNotSplit: return "the layers do not split evenly over pp·vpp";
     case Refusal::LayersFewerThanChunks: return "fewer layers than pp·vpp chunks to place them on";
     case Refusal::BatchNotDivided: return "the global batch is not a multiple of micro_batch_size·dp";
@@ -78,6 +82,8 @@ Validity::Validity(const SearchSetup& setup) : m_setup(setup) {
     m_expertShard = e.expert_shard.value_or(0);
     m_accumulationOff = e.grad_accumulation == false;
     m_deferred = *e.deferred_grad_accumulation;
+    m_p2pOverlap = e.overlap_p2p_comm;
+    m_expertOverlap = *e.overlap_moe_expert_parallel_comm;
     const std::vector<std::string>& varied = setup.space.varied;
     m_spWhereTp = setup.space.sp == std::vector<bool>{true} &&
                   std::find(varied.begin(), varied.end(), "sequence_parallel") == varied.end();
@@ -153,7 +159,13 @@ Refusal Validity::check(const std::size_t* d, Candidate& c) const {
         return Refusal::DualPipeShape;
     if ((c.schedule == Schedule::Zbv && c.mbn < 2 * c.pp - 1) || (c.schedule == Schedule::DualPipeV && c.mbn < 2 * c.pp))
         return Refusal::VShapeMicroBatches;
-    if ((s.planPartition || c.recompute == RecomputeMode::PerLayer) && !plannerBalances(c.schedule)) return Refusal::ScheduleNotPlanned;
+    if (c.pp > 1 && c.schedule != Schedule::Interleaved) {
+        if (m_p2pOverlap.value_or(false)) return Refusal::P2pOverlapSchedule;
+        if (m_expertOverlap) return Refusal::ExpertOverlapSchedule;
+    }
+    if (m_expertOverlap && m_experts > 1 && c.ep == 1) return Refusal::ExpertOverlapWithoutEp;
+    if ((s.planPartition || c.recompute == RecomputeMode::PerLayer) && (!plannerBalances(c.schedule) || m_expertOverlap))
+        return Refusal::ScheduleNotPlanned;
     if (m_accumulationOff && c.mbn > 1) return Refusal::AccumulationOff;
     if (m_experts <= 1 && c.ep > 1) return Refusal::ExpertsOnDense;
     if (m_experts > 1 && m_experts % c.ep != 0) return Refusal::ExpertsNotDivided;
@@ -195,6 +207,7 @@ void Validity::fill(const Candidate& c, CostInput& in) const {
     const std::int64_t expertGroup = std::max<std::int64_t>(1, c.dp * c.tp * c.cp / (c.ep * st.etp));
     st.expertShard = c.optimizerSharded ? (m_expertShard > 0 ? m_expertShard : expertGroup) : 1;
     st.schedule = c.schedule;
+    st.overlapP2p = m_p2pOverlap.value_or(c.schedule == Schedule::Interleaved);
     if (m_setup.space.placements.empty()) st.partition.clear();
     else st.partition = m_setup.space.placements[c.placement];
     st.layerClass.clear();

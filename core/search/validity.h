@@ -61,6 +61,9 @@ enum class Refusal : std::uint8_t {
     VShapeChunks,
     VShapeMicroBatches,
     ScheduleNotPlanned,
+    P2pOverlapSchedule,
+    ExpertOverlapWithoutEp,
+    ExpertOverlapSchedule,
     Count
 };
 inline constexpr std::size_t kRefusalReasons = std::size_t(Refusal::Count);
@@ -83,6 +86,8 @@ private:
     std::int64_t m_expertShard = 0;       // stated exec.expert_shard; 0: the whole expert data-parallel group
     bool m_accumulationOff = false;       // stated grad_accumulation: false
     bool m_deferred = false;              // stated deferred_grad_accumulation: true
+    std::optional<bool> m_p2pOverlap;     // stated overlap_p2p_comm (unstated: follows each candidate's schedule)
+    bool m_expertOverlap = false;         // stated overlap_moe_expert_parallel_comm: true
     bool m_spWhereTp = false;             // stated sequence_parallel: true, not searched: on where tp > 1
     bool m_selectiveIsNoOp[2] = {false, false};  // [sequence parallel]: the rule drops nothing
 };

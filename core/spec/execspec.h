@@ -49,7 +49,7 @@ struct ExecSpec {
     std::optional<bool> optimizer_parallel;
     std::optional<std::int64_t> optimizer_shard, expert_shard;
     std::optional<bool> expert_shard_group, grad_shard, grad_shard_as_params, shard_spans_cp, grad_accumulation,
-        deferred_grad_accumulation, overlapped_grad_reduce, reshard_params, param_casts;
+        deferred_grad_accumulation, overlapped_grad_reduce, overlap_param_gather, reshard_params, param_casts;
     std::optional<std::string> pp_schedule;
     std::optional<StageCounts> offset;
     std::optional<std::int64_t> seq_split;
@@ -72,6 +72,7 @@ struct ExecSpec {
     std::optional<StageCounts> activation_offload;
     std::optional<double> optimizer_offload, host_link_overlap;
     std::optional<bool> optimizer_offload_overlap;
+    std::optional<bool> overlap_p2p_comm, overlap_moe_expert_parallel_comm;
 
     bool operator==(const ExecSpec&) const = default;
 };
@@ -103,7 +104,12 @@ void visit(Spec& e, V& v) {
     v.flag({"shard_spans_cp", "The optimizer shard spans context-parallel ranks too"}, e.shard_spans_cp);
     v.flag({"grad_accumulation", "Gradients stay in memory across micro-batches without pipelining"}, e.grad_accumulation);
     v.flag({"deferred_grad_accumulation", "FSDP holds each layer's reduce-scatter output until the micro-batch ends"}, e.deferred_grad_accumulation);
-    v.flag({"overlapped_grad_reduce", "FSDP reduce-scatters a layer while the next one's backward runs"}, e.overlapped_grad_reduce);
+    v.flag({"overlapped_grad_reduce", "Each gradient bucket is reduced as soon as the last backward fills it, under the rest "
+            "of that backward (Megatron-LM --overlap-grad-reduce; FSDP: a layer's reduce-scatter under the next one's backward)"},
+           e.overlapped_grad_reduce);
+    v.flag({"overlap_param_gather", "The sharded optimizer's parameter all-gather runs bucket by bucket under the next "
+            "step's first forward (Megatron-LM --overlap-param-gather; FSDP: the next layer's gather under this one)"},
+           e.overlap_param_gather);
     v.flag({"reshard_params", "FSDP frees gathered parameters after each use"}, e.reshard_params);
     v.flag({"param_casts", "Layers keep the compute-dtype casts of their weights"}, e.param_casts);
     v.choice({"pp_schedule", "Pipeline schedule"}, e.pp_schedule, kPipelineSchedules);
@@ -128,6 +134,13 @@ void visit(Spec& e, V& v) {
     v.integer({"norm_bytes", "Bytes per norm input element kept for backward", "bytes"}, e.norm_bytes, size);
     v.integer({"dropout_bytes", "Bytes per dropout mask element", "bytes"}, e.dropout_bytes, size);
     v.flag({"flash_attention", "Fused attention that keeps no s x s tensors"}, e.flash_attention);
+    v.flag({"overlap_p2p_comm", "Pipeline sends and receives run under the next chunk's compute, exposed by what they "
+            "outlast it (Megatron-LM --overlap-p2p-communication: on by default, and only in the interleaved schedule); "
+            "unstated: on for interleaved, off otherwise"}, e.overlap_p2p_comm);
+    v.flag({"overlap_moe_expert_parallel_comm", "Each steady-state forward runs beside the previous micro-batch's "
+            "backward, so either's expert all-to-all hides under the other's compute (Megatron-LM "
+            "--overlap-moe-expert-parallel-comm, combined 1F1B; pp 1 or the interleaved schedule, ep > 1)"},
+           e.overlap_moe_expert_parallel_comm);
     v.flag({"tp_comm_overlap", "TP collectives pipelined with their GEMMs (Megatron-LM --tp-comm-overlap; needs sequence_parallel)"},
            e.tp_comm_overlap);
     v.flag({"grad_clip", "Clip gradients by global norm"}, e.grad_clip);

@@ -119,6 +119,15 @@ private slots:
             "search:\n  space: {tp: auto, pp: auto, cp: [1, 2], ep: auto, etp: [1, 2, 4], micro_batch_size: [1, 2],\n"
             "          sequence_parallel: auto, optimizer_parallel: auto, recompute: [none, full], pp_schedule: [1f1b, gpipe, zb-h1, dualpipe]}\n"
             "  constraints: {global_batch_size: 128}\n") << 18000;
+        // Mixtral 8x7B on 16 H100 with the expert all-to-all overlapped (Megatron's combined
+        // 1F1B: pp 1 or interleaved, ep > 1; priced by simulating the pairs) and the
+        // parameter gather not: the schedules and degrees it refuses, the ones it pairs.
+        QTest::newRow("MoE, overlapped all-to-all") << QString(
+            "model: mixtral-8x7b\ncluster: {device: h100-sxm, devices: 16}\n"
+            "exec: {seq_length: 4096, overlap_moe_expert_parallel_comm: true, overlap_param_gather: false}\n"
+            "search:\n  space: {tp: auto, pp: auto, vpp: [1, 2], ep: auto, micro_batch_size: [1, 2],\n"
+            "          optimizer_parallel: auto, recompute: [none, full], pp_schedule: [1f1b, interleaved, dualpipe]}\n"
+            "  constraints: {global_batch_size: 64}\n") << 300;
         // Llama-3 8B on 16 H100: every recompute mode and ZeRO stage, listed optimizer
         // shards over a sharding domain that spans cp, resharded FSDP parameters with
         // deferred accumulation, a clip-free run. 23,040 candidates.
