@@ -232,6 +232,14 @@ std::string trainYaml(const ResolvedScenario& r, const Value* original) {
                                        "HyperParallel's train.yaml has no offload switch, so this strategy cannot be "
                                        "written as one (Megatron-LM runs it: --cpu-offloading, --optimizer-cpu-offload); "
                                        "state 0 to export the strategy without offload (priced differently)"});
+    // Megatron's combined 1F1B changes the schedule's order and its price; HyperParallel
+    // has no such scheduler.
+    if (*e.overlap_moe_expert_parallel_comm)
+        throw SpecError(Diagnostic{r.scenario.markOf("exec.overlap_moe_expert_parallel_comm"),
+                                   "exec.overlap_moe_expert_parallel_comm",
+                                   "HyperParallel's train.yaml has no schedule that pairs micro-batches to hide the expert "
+                                   "all-to-all (Megatron-LM runs it: --overlap-moe-expert-parallel-comm), so this strategy "
+                                   "cannot be written as one; state false to export it without (priced differently)"});
     Value& fsdp = sectionOf(doc, "fsdp_config", "fsdp_config");
     put(fsdp, "dp_shard_size", Value::integer(*e.optimizer_parallel ? *e.optimizer_shard : 1));
     if (*e.optimizer_parallel) put(fsdp, "reshard_after_forward", Value::boolean(*e.reshard_params));

@@ -230,6 +230,25 @@ private slots:
         }
     }
 
+    // Megatron's combined 1F1B (the expert all-to-all hidden by paired micro-batches)
+    // has no HyperParallel scheduler: refused by name, not written without it.
+    void pairedExpertOverlapIsRefused() {
+        Scenario s = presetScenario("mixtral-8x7b-h100x32");
+        s.exec.overlap_moe_expert_parallel_comm = true;
+        s.exec.grad_shard_as_params = true;
+        if (!s.exec.ep || *s.exec.ep == 1) s.exec.ep = 8;
+        s.exec.pp = 1, s.exec.vpp = 1, s.exec.pp_schedule = "1f1b";
+        s.exec.dp.reset(), s.exec.micro_batch_num.reset();
+        const ResolvedScenario r = resolve(s);
+        try {
+            trainYaml(r, nullptr);
+            QFAIL("a strategy with the paired expert overlap was written");
+        } catch (const SpecError& e) {
+            QVERIFY2(QString(e.what()).contains("exec.overlap_moe_expert_parallel_comm: HyperParallel's train.yaml has no "
+                                                "schedule that pairs"), e.what());
+        }
+    }
+
     // zbv is HyperParallel's zero_bubble_v with pp_interleave_num 2, both ways.
     void zeroBubbleVRoundTrips() {
         Scenario s = presetScenario("llama3-70b-h100x64");
