@@ -166,6 +166,7 @@ CostInput runCostInput(const ResolvedScenario& r) {
     run.optimizerOffload = *e.optimizer_offload;
     run.optimizerOffloadOverlap = *e.optimizer_offload_overlap;
     run.overlapExpertComm = *e.overlap_moe_expert_parallel_comm;
+    run.seqSplit = e.seq_split.value_or(1);
     Strategy& st = in.strategy;
     for (std::size_t i = 0; i < st.rankOrder.size(); ++i) {
         const std::string& dim = (*r.scenario.cluster.rank_order)[i];

@@ -160,7 +160,9 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
         return {};  // beyond what resolve() accepts
     detail::StageContext ctx(in);
     const std::int64_t p = st.pp, v = st.vpp, mbn = st.mbn;
-    const PipelineShape shape{st.schedule, int(p), int(v), int(mbn)};
+    const int parts = st.schedule == Schedule::SeqPipe ? int(run.seqSplit) : 1;  // seqpipe: in flight counts parts
+    const PipelineShape shape{st.schedule, int(p), int(v), int(mbn), parts};
+    const double perPart = 1.0 / parts;  // what one part of a micro-batch keeps (the seed's node at length s/n)
 
     Summary summary;
     double sumX = 0, maxX = -1, sumF = 0, maxF = 0, sumB = 0, maxB = 0, maxTail = -1;
@@ -195,11 +197,11 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
         std::int64_t held = 0;
         for (std::int64_t chunk = 0; chunk < v; ++chunk) {
             const std::int64_t inFlight = inFlightChunkForwards(shape, int(stage), int(chunk));
-            activations += double(inFlight) * body.kept[std::size_t(chunk)];
+            activations += double(inFlight) * perPart * body.kept[std::size_t(chunk)];
             held += inFlight;
         }
-        activations += double(inFlightChunkForwards(shape, int(stage), 0)) * body.embeddingKept +
-                       double(inFlightChunkForwards(shape, int(stage), int(v - 1))) * body.outputKept;
+        activations += perPart * (double(inFlightChunkForwards(shape, int(stage), 0)) * body.embeddingKept +
+                                  double(inFlightChunkForwards(shape, int(stage), int(v - 1))) * body.outputKept);
         // ZB-H1's held-back weight gradients keep their matmul inputs and output gradients.
         activations += double(waitingWeightGrads(shape, int(stage))) * body.weightGradKept;
         StageMemory mem = body.memory;
@@ -229,7 +231,7 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
             out.layers = body.layers;
             for (std::int64_t chunk = 0; chunk < v; ++chunk)
                 out.inFlightPerChunk.push_back(inFlightChunkForwards(shape, int(stage), int(chunk)));
-            out.inFlightMicroBatches = (held + v - 1) / v;
+            out.inFlightMicroBatches = (held + v * parts - 1) / (v * parts);
             out.parameters = body.params + body.expertParams;
             out.memory = mem;
             out.time = time;
@@ -257,6 +259,7 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
             for (std::int64_t r = 0; r < p; ++r)
                 e.perDeviceMaxParameters = std::max(e.perDeviceMaxParameters, slots[std::size_t(r)].params + slots[std::size_t(p - 1 - r)].params);
         e.expertCommPaired = pairsExpertComm(in);
+        e.seqSplit = parts;
         e.modelFlopsPerStep = 3 * modelFlopsForward * double(mbn) * double(st.dp);
         e.mfu = e.modelFlopsPerStep / (summary.stepSeconds * devices * in.device.peakFlops);
         e.tokensPerSecond = double(st.dp * mbn * st.mbs) * s / summary.stepSeconds;

@@ -100,6 +100,7 @@ struct Estimate {
     double modelFlopsPerStep = 0;
     TimeBreakdown breakdown;
     bool expertCommPaired = false;  // pairsExpertComm: the schedule's steady state runs F&B pairs
+    int seqSplit = 1;               // seqpipe: sequence parts per micro-batch (inFlightPerChunk counts parts)
 };
 
 // exec.overlap_moe_expert_parallel_comm where it acts: routed experts over ep > 1 under

@@ -23,8 +23,13 @@ PipelineInput pipelineInputFor(const Estimate& estimate, const std::string& sche
         return in;
     }
     const int v = std::max(chunks, 1);  // simulatePipeline refuses chunks < 1 by name
-    for (const StageEstimate& stage : estimate.stages)
-        in.times.emplace_back(std::size_t(v), simulatorTimes(stage.time, v, split, estimate.expertCommPaired));
+    in.seqSplit = kind == Schedule::SeqPipe ? estimate.seqSplit : 1;
+    for (const StageEstimate& stage : estimate.stages) {
+        StageTimes t = simulatorTimes(stage.time, v, split, estimate.expertCommPaired);
+        const double n = in.seqSplit;  // seqpipe's times are one sequence part's
+        t.forward /= n, t.backward /= n, t.weightGrad /= n, t.forwardComm /= n, t.backwardComm /= n;
+        in.times.emplace_back(std::size_t(v), t);
+    }
     return in;
 }
 
@@ -36,7 +41,8 @@ Evaluation evaluateScenario(const Scenario& stated) {
     const ExecSpec& e = out.resolved.scenario.exec;
     // Forward, backward and (split) weight gradient of every micro-batch on every chunk of every stage.
     const int chunks = *e.pp_schedule == "dualpipe" ? 2 : int(*e.vpp);
-    const double events = 3.0 * double(*e.pp) * double(chunks) * double(*e.micro_batch_num);
+    const double parts = *e.pp_schedule == "seqpipe" ? double(e.seq_split.value_or(1)) : 1.0;
+    const double events = 3.0 * double(*e.pp) * double(chunks) * double(*e.micro_batch_num) * parts;
     if (events > double(kMaxSimulatedEvents)) {
         out.notSimulated = "the schedule has " + std::to_string(std::llround(events)) + " events; at most " +
                            std::to_string(kMaxSimulatedEvents) + " are drawn (" +

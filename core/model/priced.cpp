@@ -6,8 +6,6 @@ namespace tessera::core {
 
 std::span<const UnpricedField> unpricedFields() {
     static constexpr UnpricedField kFields[] = {
-        {"seq_split", "a sequence split into parts runs only under the seqpipe schedules, which are not modelled yet",
-         "unstated"},
         {"param_casts", "the compute-dtype copies of the weights (the seed's n_attParamCast, n_ffParamCast) are not "
                         "modelled: weights are priced at param_bytes only", "false"},
         {"emb_out_in_offset", "the layer placement counts body and MTP layers only; the embedding and output are "
@@ -26,7 +24,6 @@ std::vector<NotPriced> notPriced(const ExecSpec& e) {
         for (const UnpricedField& f : unpricedFields())
             if (f.key == key) out.push_back({"exec." + std::string(key), std::move(value), std::string(f.why)});
     };
-    if (e.seq_split) add("seq_split", std::to_string(*e.seq_split));
     if (e.param_casts == true) add("param_casts", "true");
     if (e.emb_out_in_offset == true) add("emb_out_in_offset", "true");
     if (e.expert_shard_group == false) add("expert_shard_group", "false");

@@ -9,7 +9,7 @@ namespace {
 constexpr std::pair<Schedule, std::string_view> kNames[] = {
     {Schedule::OneFOneB, "1f1b"}, {Schedule::Interleaved, "interleaved"}, {Schedule::GPipe, "gpipe"},
     {Schedule::ZbH1, "zb-h1"},    {Schedule::Zbv, "zbv"},                 {Schedule::DualPipe, "dualpipe"},
-    {Schedule::DualPipeV, "dualpipev"}};
+    {Schedule::DualPipeV, "dualpipev"}, {Schedule::SeqPipe, "seqpipe"}};
 }  // namespace
 
 Schedule scheduleNamed(std::string_view name) {
@@ -39,6 +39,10 @@ std::int64_t inFlightChunkForwards(const PipelineShape& sh, int stage, int chunk
     case Schedule::Zbv: return chunk == 0 ? 2 * p - 1 - stage : stage + 1;
     case Schedule::DualPipe: return chunk == 0 ? p - stage : stage + 1;
     case Schedule::DualPipeV: return chunk == 0 ? 2 * p - stage : stage + 1;
+    case Schedule::SeqPipe: {
+        const std::int64_t n = sh.seqSplit;
+        return std::max<std::int64_t>(1, std::min<std::int64_t>(p - stage + n - 1, m * n));
+    }
     }
     return 1;
 }
@@ -57,6 +61,10 @@ double pipelineMakespan(const PipelineShape& sh, double sumX, double maxX, doubl
     case Schedule::OneFOneB: return sumX + (m - 1) * maxX;
     case Schedule::Interleaved: return m * maxX + (sumX - maxX) / sh.chunks;
     case Schedule::GPipe: return sumF + (m - 1) * maxF + sumB + (m - 1) * maxB;
+    case Schedule::SeqPipe: {
+        const double n = sh.seqSplit;
+        return (sumX + (m * n - 1) * maxX) / n;
+    }
     default: return sumX + (m - 1) * maxX;  // (the split schedules have their own forms below)
     }
 }

@@ -15,6 +15,8 @@
 //   zbv          chunk 0: 2p - 1 - s, chunk 1: s + 1 (2p chunk-forwards, 1F1B's p whole stages)
 //   dualpipe     own stage: p - s, mirrored stage: s + 1 (p + 1: the DualPipe README)
 //   dualpipev    chunk 0: 2p - s, chunk 1: s + 1 (2p + 1 = PP + 1 over its 2p stages)
+//   seqpipe      min(p - s + n - 1, m·n) sequence parts of 1/n of a micro-batch each
+//                (Seq1F1B's warm-up, n = seq_split; the seed's base - s + n - 1, §4.8)
 // Weight gradients held back, ZB-H1 only (each keeps its GEMM inputs and output
 // gradients): min(s, m - min(p - s, m)) at the in-flight peak; the others run a
 // held-back W only where a backward has just released more than it keeps.
@@ -25,6 +27,8 @@
 //   zb-h1        m M + (p - 1) max_s (F_s + B_s - min(B_s, W_s))
 //                (B the input gradient; equal stages: the DualPipe README's ZB1P row
 //                (PP-1)(F + B_full - 2W), exact while W <= B)
+//   seqpipe      (sum X + (m·n - 1) M) / n: 1F1B over m·n parts of X/n (bubble (p-1)/n
+//                of 1F1B's); the first part's extra warm-up only adds memory
 //   dualpipe(v)  see pipelineMakespanDual: its pairs of one direction's forward with
 //                the other's backward make the time a function of the pair's length
 // Exact for equal stages (tests/core/tst_pipeline.cpp holds every form to the
@@ -34,7 +38,7 @@
 
 namespace tessera::core {
 
-enum class Schedule : std::uint8_t { OneFOneB, Interleaved, GPipe, ZbH1, Zbv, DualPipe, DualPipeV };
+enum class Schedule : std::uint8_t { OneFOneB, Interleaved, GPipe, ZbH1, Zbv, DualPipe, DualPipeV, SeqPipe };
 
 // exec.pp_schedule's spelling, both ways (an unknown name reads as 1f1b: resolve
 // refuses unknown names before anything calls this).
@@ -54,6 +58,7 @@ inline bool plannerBalances(Schedule s) { return s == Schedule::OneFOneB || s ==
 struct PipelineShape {
     Schedule schedule = Schedule::OneFOneB;
     int stages = 1, chunks = 1, microBatches = 1;
+    int seqSplit = 1;  // seqpipe: the parts each micro-batch's sequence runs the pipeline in
 };
 
 std::int64_t inFlightChunkForwards(const PipelineShape& shape, int stage, int chunk);

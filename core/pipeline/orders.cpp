@@ -159,6 +159,28 @@ void zbvOrder(const PipelineInput& in, int s, std::vector<Step>& order) {
     while (!b.waiting.empty()) b.weight();
 }
 
+// seqpipe (Seq1F1B, Sun et al. 2024): 1F1B over the micro-batches' sequence parts,
+// part u = micro-batch u / n, part u % n. A stage warms up with p - s - 2 + n parts (the
+// last stage must see all n parts of a micro-batch before its backward can start at the
+// last part) and walks each micro-batch's parts backwards in reverse, as the zero-bubble
+// repository's scheduler/seq1f1b.py issues them.
+void seqPipeOrder(const PipelineInput& in, int s, std::vector<Step>& order) {
+    const int p = in.stages, n = in.seqSplit, units = in.microBatches * n;
+    const int w = std::min(p - s - 2 + n, units);
+    auto backward = [&](int k) {
+        const int part = (k / n) * n + (n - 1 - k % n);
+        const bool split = in.times[std::size_t(s)][0].weightGrad > 0;
+        order.push_back({{part, 0, Phase::Backward, !split}, {}, false});
+        if (split) order.push_back({{part, 0, Phase::WeightGrad, false}, {}, false});
+    };
+    for (int k = 0; k < w; ++k) order.push_back({{k, 0, Phase::Forward, false}, {}, false});
+    for (int k = 0; k < units - w; ++k) {
+        order.push_back({{w + k, 0, Phase::Forward, false}, {}, false});
+        backward(k);
+    }
+    for (int k = units - w; k < units; ++k) backward(k);
+}
+
 // DualPipe and DualPipeV, step for step as deepseek-ai/DualPipe issues them
 // (dualpipe/dualpipe.py and dualpipev.py, DualPipe.step). `phase 0` is the chunk in
 // which this stage sits in the first half of its pipeline, `phase 1` the other;
@@ -205,6 +227,7 @@ std::vector<std::vector<Step>> stageOrders(Kind kind, const PipelineInput& in) {
         case Kind::Zbv: zbvOrder(in, s, order); break;
         case Kind::DualPipe:
         case Kind::DualPipeV: dualOrder(kind, in, s, order); break;
+        case Kind::SeqPipe: seqPipeOrder(in, s, order); break;
         }
     }
     return orders;

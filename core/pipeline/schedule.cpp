@@ -31,7 +31,7 @@ std::string str(int n) { return std::to_string(n); }
 
 Kind kindOf(const std::string& name) {
     static constexpr Kind kinds[] = {Kind::Gpipe, Kind::OneFOneB, Kind::Interleaved, Kind::ZbH1,
-                                     Kind::Zbv,      Kind::DualPipe,    Kind::DualPipeV};
+                                     Kind::Zbv,   Kind::DualPipe, Kind::DualPipeV,   Kind::SeqPipe};
     static_assert(std::size(kinds) == std::size(kScheduleNames));
     for (std::size_t i = 0; i < std::size(kinds); ++i)
         if (name == kScheduleNames[i]) return kinds[i];
@@ -53,6 +53,13 @@ Kind validate(const PipelineInput& in) {
                " needs 1, got " + str(in.chunks));
     if ((layout == Layout::V || layout == Layout::Dual) && in.chunks != 2)
         refuse("pipeline.chunks: " + in.schedule + " runs two chunks per stage, got " + str(in.chunks));
+    if (in.seqSplit < 1) refuse("pipeline.seqSplit: must be at least 1, got " + str(in.seqSplit));
+    if (in.seqSplit > 1 && kind != Kind::SeqPipe)
+        refuse("pipeline.seqSplit: only seqpipe runs a micro-batch in sequence parts; " + in.schedule + " needs 1, got " +
+               str(in.seqSplit));
+    if (kind == Kind::SeqPipe && double(m) * in.seqSplit > 1 << 30)
+        refuse("pipeline.seqSplit: at most 2^30 sequence parts per step are simulated, got " +
+               std::to_string(double(m) * in.seqSplit));
     if (in.pairSteadyState && kind != Kind::OneFOneB && kind != Kind::Interleaved)
         refuse("pipeline.pairSteadyState: Megatron-LM's combined 1F1B pairs the steady state of 1f1b and interleaved "
                "only, got " + in.schedule);
@@ -128,6 +135,7 @@ Schedule scheduleOf(Kind kind) {
     case Kind::Zbv: return Schedule::Zbv;
     case Kind::DualPipe: return Schedule::DualPipe;
     case Kind::DualPipeV: return Schedule::DualPipeV;
+    case Kind::SeqPipe: return Schedule::SeqPipe;
     }
     return Schedule::OneFOneB;
 }
@@ -136,7 +144,9 @@ Schedule scheduleOf(Kind kind) {
 
 PipelineResult simulatePipeline(const PipelineInput& in) {
     const Kind kind = validate(in);
-    const int p = in.stages, v = in.chunks, m = in.microBatches;
+    // Under seqpipe the units the orders walk are sequence parts, n per micro-batch.
+    const int n = kind == Kind::SeqPipe ? in.seqSplit : 1;
+    const int p = in.stages, v = in.chunks, m = in.microBatches * n;
     const auto orders = pipeline_detail::stageOrders(kind, in);
     const Path path{pipeline_detail::layoutOf(kind), p, v};
 
@@ -203,7 +213,7 @@ PipelineResult simulatePipeline(const PipelineInput& in) {
                     // direction's are numbered after the first's.
                     const int shown = path.layout == Layout::Dual && op->chunk == 1 ? m / 2 + op->microBatch : op->microBatch;
                     timeline[std::size_t(s)].push_back(
-                        {s, shown, op->chunk, op->phase, start, end, op->withWeightGrad, step.paired});
+                        {s, shown / n, op->chunk, op->phase, start, end, op->withWeightGrad, step.paired, shown % n});
                 }
                 freeAt[std::size_t(s)] = end;
                 ++next[std::size_t(s)];
@@ -271,8 +281,10 @@ PipelineResult simulatePipeline(const PipelineInput& in) {
 double closedFormMakespan(const PipelineInput& in) {
     const Kind kind = validate(in);
     const int p = in.stages;
-    const double m = in.microBatches, v = in.chunks;
-    const PipelineShape shape{scheduleOf(kind), p, in.chunks, in.microBatches};
+    // seqpipe: 1F1B over m·n parts, with per-part times.
+    const bool seq = kind == Kind::SeqPipe;
+    const double m = double(in.microBatches) * (seq ? in.seqSplit : 1), v = in.chunks;
+    const PipelineShape shape{seq ? Schedule::OneFOneB : scheduleOf(kind), p, in.chunks, int(m)};
     // Per stage, summed over chunks: forward, input-gradient backward, weight gradient.
     std::vector<double> f(p, 0.0), b(p, 0.0), w(p, 0.0);
     for (int s = 0; s < p; ++s)
@@ -329,6 +341,7 @@ double closedFormMakespan(const PipelineInput& in) {
     switch (kind) {
     case Kind::Gpipe:  // two flow shops of m identical jobs: exact for any stage times
         return sumF + (m - 1) * maxF + drain([&](int s) { return b[s] + w[s]; });
+    case Kind::SeqPipe:
     case Kind::OneFOneB:  // exact when the last stage is the slowest, else an upper bound
         return sumF + drain([&](int s) { return f[s] + b[s] + w[s]; });
     case Kind::Interleaved: return m * maxFBW + (sumFB - maxFB) / v;
@@ -340,7 +353,7 @@ double closedFormMakespan(const PipelineInput& in) {
 // simulation tests exactly what the search relies on.
 std::vector<std::vector<int>> closedFormInFlightPerChunk(const PipelineInput& in) {
     const Kind kind = validate(in);
-    const PipelineShape shape{scheduleOf(kind), in.stages, in.chunks, in.microBatches};
+    const PipelineShape shape{scheduleOf(kind), in.stages, in.chunks, in.microBatches, in.seqSplit};
     std::vector<std::vector<int>> perChunk(in.stages, std::vector<int>(in.chunks, 0));
     for (int s = 0; s < in.stages; ++s)
         for (int c = 0; c < in.chunks; ++c) perChunk[s][c] = int(inFlightChunkForwards(shape, s, c));

@@ -12,6 +12,7 @@
 //  - gpipe (Huang et al. 2019): all m forwards, then all m backwards, newest first.
 //  - 1f1b (PipeDream-Flush, Narayanan et al. 2021 §2.1): stage s runs
 //    min(p-s-1, m) warm-up forwards, then one forward / one backward, then drains.
+//  - seqpipe: 1f1b over the sequence parts of each micro-batch (PipelineInput::seqSplit).
 //  - interleaved (Narayanan et al. 2021 §2.2, Megatron's
 //    forward_backward_pipelining_with_interleaving): each stage holds v chunks; the
 //    model runs chunk 0 of stages 0..p-1, then chunk 1 of stages 0..p-1, ...
@@ -71,6 +72,7 @@ struct PipelineEvent {
     double end = 0;
     bool withWeightGrad = false;  // a backward box that holds its weight gradient too
     bool paired = false;          // one half of an overlapped F&B pair (both halves share start and end)
+    int part = 0;                 // seqpipe: which of the micro-batch's seq_split sequence parts
 };
 
 struct StageTimes {  // one micro-batch through one chunk on one stage, seconds
@@ -100,11 +102,17 @@ struct PipelineInput {
     // compute. Every stage runs one warm-up chunk-forward more than unpaired, so it
     // holds one more in flight (Megatron's docs: the overlap costs memory).
     bool pairSteadyState = false;
+    // seqpipe only (Seq1F1B, Sun et al. 2024; the seed's seqpipe with seq_split): each
+    // micro-batch runs the pipeline as n sequence parts, forwards in sequence order
+    // (a part attends to the parts before it) and backwards in reverse; 1F1B's order
+    // over the m·n parts with n - 1 more warm-up forwards (the zero-bubble repository's
+    // scheduler/seq1f1b.py). Then `times` and `keptBytes` are per part.
+    int seqSplit = 1;
 };
 
 // The schedules simulatePipeline runs, as exec.pp_schedule spells them.
-inline constexpr const char* kScheduleNames[] = {"gpipe", "1f1b", "interleaved", "zb-h1",
-                                                  "zbv",   "dualpipe", "dualpipev"};
+inline constexpr const char* kScheduleNames[] = {"gpipe", "1f1b",     "interleaved", "zb-h1",
+                                                  "zbv",   "dualpipe", "dualpipev",   "seqpipe"};
 
 // One stage's memory at one moment: chunk-forwards held and weight gradients waiting.
 struct MemoryPoint {

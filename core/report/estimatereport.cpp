@@ -27,6 +27,8 @@ std::string strategyLine(const ResolvedScenario& r) {
     if (*e.ep > 1) line += printf(" · ep %lld", (long long)*e.ep);
     line += printf(" · mbs %lld × %lld micro-batches · seq %lld · %s", (long long)*e.micro_batch_size,
                    (long long)*e.micro_batch_num, (long long)*e.seq_length, e.pp_schedule->c_str());
+    if (*e.pp_schedule == "seqpipe") line += printf(" in %lld sequence parts", (long long)e.seq_split.value_or(1));
+    if (*e.overlap_moe_expert_parallel_comm) line += " · all-to-all overlapped";
     if (*e.sequence_parallel) line += " · SP";
     if (*e.optimizer_parallel) line += *e.grad_shard_as_params ? " · FSDP" : *e.grad_shard ? " · ZeRO-2" : " · ZeRO-1";
     if (e.activation_offload) {

@@ -222,6 +222,14 @@ void Resolver::resolveExecStrategy() {
     if (*e.pp_schedule == "interleaved" && mbn && *mbn % pp != 0)
         refuse("exec.micro_batch_num", "the interleaved schedule runs micro-batches in groups of pp (" + num(pp) +
                                            "): must be a multiple of it, got " + num(*mbn));
+    // A sequence pipeline splits each micro-batch's sequence; no other schedule does.
+    if (e.seq_split && *e.seq_split > 1 && *e.pp_schedule != "seqpipe")
+        refuse("exec.seq_split", "only pp_schedule seqpipe runs a micro-batch in sequence parts, got pp_schedule " +
+                                     *e.pp_schedule + " (state seqpipe, or leave seq_split out)");
+    if (*e.pp_schedule == "seqpipe" && e.seq_length && e.seq_split && cp > 1 && *e.cp_algo == "colossalai_cp" &&
+        (*e.seq_length / *e.seq_split) % (2 * cp) != 0)
+        refuse("exec.seq_split", "each sequence part (" + num(*e.seq_length / *e.seq_split) + " tokens) is split over the "
+                                 "context-parallel ring in 2·cp chunks: it must be a multiple of " + num(2 * cp));
     // Overlap that follows the schedule (Megatron-LM's rules for its switches).
     const bool interleaved = *e.pp_schedule == "interleaved";
     if (e.overlap_p2p_comm && *e.overlap_p2p_comm && pp > 1 && !interleaved)

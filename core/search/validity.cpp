@@ -24,6 +24,9 @@ std::string refusalText(Refusal r) {
     case Refusal::P2pOverlapSchedule: return "overlap_p2p_comm needs the interleaved schedule (Megatron-LM)";
     case Refusal::ExpertOverlapWithoutEp: return "overlap_moe_expert_parallel_comm needs ep > 1";
     case Refusal::ExpertOverlapSchedule: return "overlap_moe_expert_parallel_comm needs pp 1 or the interleaved schedule";
+    case Refusal::SeqSplitSchedule: return "seq_split > 1 needs the seqpipe schedule";
+    case Refusal::SeqPipeWithoutSplit: return "seqpipe with seq_split 1 is 1f1b (the same strategy)";
+    case Refusal::SeqPartContext: return "a seqpipe sequence part is not a multiple of 2·cp";
     case Refusal::LayersNotSplit: return "the layers do not split evenly over pp·vpp";
     case Refusal::LayersFewerThanChunks: return "fewer layers than pp·vpp chunks to place them on";
     case Refusal::BatchNotDivided: return "the global batch is not a multiple of micro_batch_size·dp";
@@ -63,6 +66,7 @@ bool isPruning(Refusal r) {
     case Refusal::ScheduleWithoutPipeline:
     case Refusal::SelectiveKeepsEverything:
     case Refusal::ShardingRedundant:
+    case Refusal::SeqPipeWithoutSplit:
     case Refusal::Bounded: return true;
     default: return false;
     }
@@ -84,6 +88,8 @@ Validity::Validity(const SearchSetup& setup) : m_setup(setup) {
     m_deferred = *e.deferred_grad_accumulation;
     m_p2pOverlap = e.overlap_p2p_comm;
     m_expertOverlap = *e.overlap_moe_expert_parallel_comm;
+    m_seqSplit = e.seq_split.value_or(1);
+    m_ringCp = *e.cp_algo == "colossalai_cp";
     const std::vector<std::string>& varied = setup.space.varied;
     m_spWhereTp = setup.space.sp == std::vector<bool>{true} &&
                   std::find(varied.begin(), varied.end(), "sequence_parallel") == varied.end();
@@ -159,6 +165,9 @@ Refusal Validity::check(const std::size_t* d, Candidate& c) const {
         return Refusal::DualPipeShape;
     if ((c.schedule == Schedule::Zbv && c.mbn < 2 * c.pp - 1) || (c.schedule == Schedule::DualPipeV && c.mbn < 2 * c.pp))
         return Refusal::VShapeMicroBatches;
+    if (m_seqSplit > 1 && c.schedule != Schedule::SeqPipe) return Refusal::SeqSplitSchedule;
+    if (c.schedule == Schedule::SeqPipe && c.cp > 1 && m_ringCp && (m_seq / m_seqSplit) % (2 * c.cp) != 0)
+        return Refusal::SeqPartContext;
     if (c.pp > 1 && c.schedule != Schedule::Interleaved) {
         if (m_p2pOverlap.value_or(false)) return Refusal::P2pOverlapSchedule;
         if (m_expertOverlap) return Refusal::ExpertOverlapSchedule;
@@ -191,6 +200,7 @@ Refusal Validity::check(const std::size_t* d, Candidate& c) const {
     if (!s.mbnFilter.empty() && std::find(s.mbnFilter.begin(), s.mbnFilter.end(), c.mbn) == s.mbnFilter.end())
         return Refusal::MicroBatchesNotListed;
     if (c.pp == 1 && c.schedule != Schedule::OneFOneB) return Refusal::ScheduleWithoutPipeline;
+    if (c.schedule == Schedule::SeqPipe && m_seqSplit == 1) return Refusal::SeqPipeWithoutSplit;
     if (c.gradSharded && c.fsdp) return Refusal::ShardingRedundant;
     if (c.recompute == RecomputeMode::Selective && m_selectiveIsNoOp[c.sp ? 1 : 0]) return Refusal::SelectiveKeepsEverything;
     return Refusal::None;

@@ -64,6 +64,9 @@ enum class Refusal : std::uint8_t {
     P2pOverlapSchedule,
     ExpertOverlapWithoutEp,
     ExpertOverlapSchedule,
+    SeqSplitSchedule,
+    SeqPipeWithoutSplit,
+    SeqPartContext,
     Count
 };
 inline constexpr std::size_t kRefusalReasons = std::size_t(Refusal::Count);
@@ -88,6 +91,8 @@ private:
     bool m_deferred = false;              // stated deferred_grad_accumulation: true
     std::optional<bool> m_p2pOverlap;     // stated overlap_p2p_comm (unstated: follows each candidate's schedule)
     bool m_expertOverlap = false;         // stated overlap_moe_expert_parallel_comm: true
+    std::int64_t m_seqSplit = 1;          // stated seq_split (unstated: 1)
+    bool m_ringCp = true;                 // cp_algo is the ring (colossalai_cp)
     bool m_spWhereTp = false;             // stated sequence_parallel: true, not searched: on where tp > 1
     bool m_selectiveIsNoOp[2] = {false, false};  // [sequence parallel]: the rule drops nothing
 };

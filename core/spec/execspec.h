@@ -17,7 +17,8 @@
 namespace tessera::core {
 
 // Priced pipeline schedules (core/pipeline/schedule.h says where each comes from).
-inline constexpr std::string_view kPipelineSchedules[] = {"1f1b", "interleaved", "gpipe", "zb-h1", "zbv", "dualpipe", "dualpipev"};
+inline constexpr std::string_view kPipelineSchedules[] = {"1f1b", "interleaved", "gpipe",     "zb-h1",
+                                                          "zbv",  "dualpipe",    "dualpipev", "seqpipe"};
 inline constexpr std::string_view kSelectiveRules[] = {"hyperparallel", "mindformers", "megatron"};
 inline constexpr std::string_view kRecomputeOptions[] = {"none", "full", "selective"};
 // The ops a selective range keeps or recomputes (seed RECOMPUTE_OPS); attUp is an
@@ -114,7 +115,8 @@ void visit(Spec& e, V& v) {
     v.flag({"param_casts", "Layers keep the compute-dtype casts of their weights"}, e.param_casts);
     v.choice({"pp_schedule", "Pipeline schedule"}, e.pp_schedule, kPipelineSchedules);
     v.stageCounts({"offset", "Layers per stage beyond an even split: one count, per stage, or per chunk and stage"}, e.offset, kFormInt | kFormList | kFormNested, IntRange{-(1 << 20), 1 << 20});
-    v.integer({"seq_split", "Parts a sequence is split into for a sequence pipeline"}, e.seq_split, count);
+    v.integer({"seq_split", "Parts each micro-batch's sequence runs the pipeline in under pp_schedule: seqpipe "
+               "(Seq1F1B; the seed's seq_split); unstated: 1"}, e.seq_split, count);
     v.stageCounts({"pp_partition", "Layers each stage holds, stated outright"}, e.pp_partition, kFormList | kFormNested, IntRange{1, 1 << 20});
     v.flag({"mtp_in_offset", "MTP layers count in the offset's layers"}, e.mtp_in_offset);
     v.flag({"emb_out_in_offset", "Embedding and output layers count in the offset's layers"}, e.emb_out_in_offset);

@@ -116,15 +116,15 @@ private slots:
 
     // A stated field the cost model does not price is marked where it shows.
     void unpricedFieldsAreMarked() {
-        const Run show = tessera({"show", "llama3-8b-a100x8", "--set", "exec.seq_split=4"});
+        const Run show = tessera({"show", "llama3-8b-a100x8", "--set", "exec.param_casts=true"});
         QCOMPARE(show.code, 0);
-        QVERIFY2(show.out.contains("seq_split: 4  # not priced: "), qPrintable(show.out));
-        const Run text = tessera({"estimate", "llama3-8b-a100x8", "--set", "exec.seq_split=4"});
-        QVERIFY(text.out.contains("Stated but not priced") && text.out.contains("exec.seq_split: 4 - "));
-        const Run json = tessera({"estimate", "llama3-8b-a100x8", "--json", "--set", "exec.seq_split=4"});
+        QVERIFY2(show.out.contains("param_casts: true  # not priced: "), qPrintable(show.out));
+        const Run text = tessera({"estimate", "llama3-8b-a100x8", "--set", "exec.param_casts=true"});
+        QVERIFY(text.out.contains("Stated but not priced") && text.out.contains("exec.param_casts: true - "));
+        const Run json = tessera({"estimate", "llama3-8b-a100x8", "--json", "--set", "exec.param_casts=true"});
         const QJsonArray unpriced = QJsonDocument::fromJson(json.out.toUtf8())["not_priced"].toArray();
         QCOMPARE(unpriced.size(), 1);
-        QCOMPARE(unpriced.first()["key"].toString(), QString("exec.seq_split"));
+        QCOMPARE(unpriced.first()["key"].toString(), QString("exec.param_casts"));
         QVERIFY(QJsonDocument::fromJson(tessera({"estimate", "llama3-8b-a100x8", "--json"}).out.toUtf8())["not_priced"].toArray().isEmpty());
     }
 

@@ -124,6 +124,8 @@ const std::vector<Row>& rows() {
          {"exec.optimizer_parallel=true", "exec.grad_shard_as_params=true", "exec.reshard_params=true"}, Moves::Memory,
          "FSDP frees gathered parameters"},
         {"pp_schedule", kDense, {}, {"exec.pp_schedule=gpipe"}, Moves::Memory, "GPipe holds every micro-batch"},
+        {"seq_split", kDense, {"exec.pp_schedule=seqpipe"}, {"exec.pp_schedule=seqpipe", "exec.seq_split=4"}, Moves::Time,
+         "seqpipe's bubble shrinks with the parts"},
         {"offset", kDense, {}, {"exec.offset=[2, -2]"}, Moves::Memory, "layers moved between stages"},
         {"pp_partition", kDense, {}, {"exec.pp_partition=[12, 20]"}, Moves::Memory, "layers per stage stated"},
         {"mtp_in_offset", kMtp, {"exec.pp=3", "cluster.devices=24"}, {"exec.pp=3", "cluster.devices=24", "exec.mtp_in_offset=false"},

@@ -214,6 +214,7 @@ private slots:
         QTest::newRow("zb-h1") << "zb-h1";
         QTest::newRow("dualpipe") << "dualpipe";
         QTest::newRow("dualpipev") << "dualpipev";
+        QTest::newRow("seqpipe") << "seqpipe";
     }
     void scheduleWithoutSpellingIsRefused() {
         QFETCH(QString, schedule);
@@ -225,7 +226,10 @@ private slots:
             trainYaml(r, nullptr);
             QFAIL("a schedule HyperParallel has no name for was written");
         } catch (const SpecError& e) {
-            QVERIFY2(QString(e.what()).contains("exec.pp_schedule: HyperParallel's accelerator.pipeline_scheduler has no " + schedule),
+            const QString why = schedule == "seqpipe" ? QString("exec.pp_schedule: HyperParallel names a seqpipe scheduler, but no "
+                                                                 "train.yaml key for the seq_split")
+                                                       : "exec.pp_schedule: HyperParallel's accelerator.pipeline_scheduler has no " + schedule;
+            QVERIFY2(QString(e.what()).contains(why),
                      e.what());
         }
     }
@@ -322,8 +326,11 @@ private slots:
         QTest::newRow("section as a number") << "training: 8\n" << "train.yaml:1:11: training: expected a mapping, got 8";
         QTest::newRow("unknown schedule") << "accelerator: {pipeline_scheduler: zigzag}\n"
                                           << "train.yaml:1:35: accelerator.pipeline_scheduler: unknown pipeline schedule";
-        QTest::newRow("unmodelled schedule") << "accelerator: {pipeline_scheduler: seqpipe}\n"
-                                             << "accelerator.pipeline_scheduler: the seqpipe schedule is not priced";
+        QTest::newRow("unmodelled schedule") << "accelerator: {pipeline_scheduler: seqsmartvpp}\n"
+                                             << "accelerator.pipeline_scheduler: the seqsmartvpp schedule is not priced";
+        QTest::newRow("seqpipe without its split") << "accelerator: {pipeline_scheduler: seqpipe}\n"
+                                                   << "accelerator.pipeline_scheduler: Tessera prices seqpipe, but a train.yaml "
+                                                      "states no seq_split";
         QTest::newRow("unknown checkpoint mode") << "activation_checkpoint: {mode: partial}\n"
                                                  << "train.yaml:1:31: activation_checkpoint.mode: expected off, full or selective";
         QTest::newRow("bad layer range") << "activation_checkpoint:\n  mode: full\n  layers: {\"7-3\": off}\n"

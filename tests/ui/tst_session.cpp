@@ -233,12 +233,15 @@ private slots:
     void unpricedFieldsAreGreyedWithTheirReason() {
         MainWindow window({}, nullptr, false);
         tessera::ui::SpecForm* exec = window.editor()->execForm();
-        QWidget* row = exec->editor(QStringLiteral("seq_split"));
+        QWidget* row = exec->editor(QStringLiteral("param_casts"));
         QVERIFY(row);
         QVERIFY2(row->toolTip().startsWith(QStringLiteral("Not priced: ")), qPrintable(row->toolTip()));
-        QVERIFY(row->toolTip().contains(QStringLiteral("seqpipe")));
+        QVERIFY(row->toolTip().contains(QStringLiteral("compute-dtype copies")));
         QVERIFY(!exec->editor(QStringLiteral("tp"))->toolTip().contains(QStringLiteral("Not priced")));
-        typeInto(exec, "seq_split", QStringLiteral("4"));
+        QVERIFY(!exec->editor(QStringLiteral("seq_split"))->toolTip().contains(QStringLiteral("Not priced")));  // seqpipe prices it
+        auto* box = qobject_cast<QComboBox*>(row);
+        QVERIFY(box);
+        box->setCurrentText(QStringLiteral("true"));
         window.session().evaluateNow();
         QVERIFY(window.session().evaluationIsCurrent());
         QVERIFY(row->toolTip().startsWith(QStringLiteral("Not priced: ")));  // still, once evaluated

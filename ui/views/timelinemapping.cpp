@@ -195,6 +195,8 @@ void TimelineLayout::place(const core::PipelineResult& r, const TimelineMetrics&
     };
     std::vector<int> seenInBand(std::size_t(counts(r).second), -1);
     int bandId = 0;
+    // seqpipe: boxes are sequence parts, labelled micro-batch.part.
+    const bool parts = std::any_of(r.events.begin(), r.events.end(), [](const core::PipelineEvent& e) { return e.part > 0; });
 
     for (int s = 0; s < m_stages; ++s) {
         auto& lane = lanes[std::size_t(s)];
@@ -239,6 +241,7 @@ void TimelineLayout::place(const core::PipelineResult& r, const TimelineMetrics&
                 TimelineBox box{
                     span(s, e->start, e->end), s, e->microBatch, e->chunk, e->phase, e->start, e->end, false};
                 box.withWeightGrad = e->withWeightGrad && splitLane;
+                if (parts) box.part = e->part;
                 if (e->paired) {  // its partner is the neighbour with the same start (simulatePipeline emits them together)
                     const core::PipelineEvent* partner = nullptr;
                     for (std::size_t j : {i + 1, i - 1})
@@ -249,7 +252,7 @@ void TimelineLayout::place(const core::PipelineResult& r, const TimelineMetrics&
                     const double half = box.rect.height() / 2;
                     box.rect = e->phase == core::Phase::Forward ? box.rect.adjusted(0, 0, 0, -half) : box.rect.adjusted(0, half, 0, 0);
                 }
-                box.labelFits = box.rect.width() >= digits(e->microBatch) * metrics.digitWidth + 4 &&
+                box.labelFits = box.rect.width() >= double(box.label().size()) * metrics.digitWidth + 4 &&
                                 box.rect.height() >= metrics.textHeight;
                 if (visible(box.rect)) m_boxes.push_back(box);
             }
@@ -341,7 +344,8 @@ QString describe(const TimelineBox& b) {
     if (b.phase == core::Phase::Backward && b.withWeightGrad) phase = tr("backward with its weight gradient");
     QString text = tr("stage %1 · micro-batch %2 · chunk %3 · %4 · %5 (%6)")
                        .arg(b.stage)
-                       .arg(b.microBatch)
+                       .arg(b.part < 0 ? QString::number(b.microBatch)
+                                       : tr("%1, sequence part %2").arg(b.microBatch).arg(b.part))
                        .arg(b.chunk)
                        .arg(phase, secondsText(b.end - b.start), rangeText(b.start, b.end));
     if (b.paired && b.pairMicroBatch >= 0)

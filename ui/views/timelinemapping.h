@@ -64,6 +64,8 @@ struct TimelineBox {
     // half, the backward its bottom half, over the same span.
     bool paired = false;
     int pairMicroBatch = -1, pairChunk = -1;
+    int part = -1;  // seqpipe: which sequence part of the micro-batch (-1: the schedule runs whole micro-batches)
+    QString label() const { return part < 0 ? QString::number(microBatch) : QStringLiteral("%1.%2").arg(microBatch).arg(part); }
 };
 
 struct TimelineBubble {  // a stage waiting, between 0 and the makespan

@@ -273,7 +273,7 @@ void TimelineWidget::paintLanes(QPainter& painter, const TimelineLayout& layout)
         // A hairline of background between neighbours, so a run of forwards stays countable.
         painter.fillRect(b.rect.width() >= 4 ? b.rect.adjusted(0, 0, -1, 0) : b.rect, colour);
         // Centred on the part on screen, so a box cut by the edge keeps a whole number.
-        const QString number = QString::number(b.microBatch);
+        const QString number = b.label();
         const QRectF shown = b.rect.intersected(layout.plotRect());
         if (b.labelFits && shown.width() >= fm.horizontalAdvance(number) + 4) {
             painter.setPen(textOn(colour));
