@@ -49,12 +49,12 @@ private slots:
     }
     void throughput() {
         report("128 layers, 16 stages (Llama-3 405B widths, 1,024 H100)", resolvedYaml(k128));
-        report("DeepSeek-V3, pp 16 on 2,048 H800 (the preset)", resolve(presetScenario("deepseek-v3-h800x2048")));
+        report("DeepSeek-V3, pp 16 on 2,048 H800 (the preset)", resolve(presetScenario("deepseek-v3-h800x2048-1f1b")));
         report("Llama-3 70B, pp 4 on 64 H100 (the preset)", resolve(presetScenario("llama3-70b-h100x64")));
     }
     // A planned search: every candidate gets its own partition and per-layer recompute.
     void plannedSearch() {
-        Scenario s = presetScenario("deepseek-v3-h800x2048");
+        Scenario s = presetScenario("deepseek-v3-h800x2048-1f1b");
         s.exec.pp_partition.reset(), s.exec.optimizer_shard.reset();
         SearchSpec search;
         search.space = {{"tp", std::vector<SearchValue>{std::int64_t(1), std::int64_t(2)}},
@@ -78,7 +78,7 @@ private slots:
     // and every layer's recompute planned, on one thread (candidates that cannot enter
     // the top or the front are bounded out before they are planned: plan/bound.h).
     void fullPlannedSearch() {
-        Scenario s = presetScenario("deepseek-v3-h800x2048");
+        Scenario s = presetScenario("deepseek-v3-h800x2048-1f1b");
         s.exec.pp_partition.reset(), s.exec.optimizer_shard.reset();
         SearchSpec search;
         for (const char* key : {"dp", "micro_batch_num", "tp", "pp", "cp", "vpp", "ep", "micro_batch_size", "sequence_parallel",

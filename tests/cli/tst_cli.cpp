@@ -83,7 +83,7 @@ private slots:
     void estimateEveryExample_data() {
         QTest::addColumn<QString>("scenario");
         for (const char* id : {"llama3-70b-h100x64", "gpt3-175b-a100x1024", "deepseek-v3-h800x2048", "mixtral-8x7b-h100x32",
-                               "llama3-8b-a100x8", "deepseek-v3-h800x2048-dualpipe"})
+                               "llama3-8b-a100x8", "deepseek-v3-h800x2048-1f1b"})
             QTest::newRow(id) << id;
     }
     void estimateEveryExample() {
@@ -194,7 +194,7 @@ private slots:
     // a budget nothing fits exits 2 and says by how much.
     void planWritesWhatEstimateReads() {
         QTemporaryDir dir;
-        const Run json = tessera({"plan", "deepseek-v3-h800x2048", "--json", "-o", "planned.yaml", "--ppb", "layers.json"}, dir.path());
+        const Run json = tessera({"plan", "deepseek-v3-h800x2048-1f1b", "--json", "-o", "planned.yaml", "--ppb", "layers.json"}, dir.path());
         QVERIFY2(json.code == 0, qPrintable(json.err));
         const QJsonObject o = QJsonDocument::fromJson(json.out.toUtf8()).object();
         QVERIFY(o["fits"].toBool());

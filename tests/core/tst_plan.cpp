@@ -343,7 +343,7 @@ private slots:
     void writtenPlanPricesAsPlanned_data() {
         QTest::addColumn<QString>("preset");
         QTest::addColumn<QStringList>("sets");
-        QTest::newRow("deepseek-v3 2048 H800, pp 16 (published.md DeepSeek-V3 row)") << "deepseek-v3-h800x2048" << QStringList{};
+        QTest::newRow("deepseek-v3 2048 H800, pp 16 (published.md DeepSeek-V3 row)") << "deepseek-v3-h800x2048-1f1b" << QStringList{};
         QTest::newRow("llama3-70b 64 H100 at 40 GiB") << "llama3-70b-h100x64" << QStringList{"exec.device_memory=40GiB"};
         QTest::newRow("gpt3-175b 1024 A100") << "gpt3-175b-a100x1024" << QStringList{};
         QTest::newRow("llama3-70b gpipe at 60 GiB") << "llama3-70b-h100x64"
@@ -373,7 +373,7 @@ private slots:
     // Done-when of #13: DeepSeek-V3 on 2,048 H800 (the preset's pp 16, 61 body layers and
     // one MTP layer, which no even split places) gets a 1F1B plan within 80 GiB.
     void deepSeekV3PlansWithin80GiB() {
-        const ResolvedScenario r = resolve(presetScenario("deepseek-v3-h800x2048"));
+        const ResolvedScenario r = resolve(presetScenario("deepseek-v3-h800x2048-1f1b"));
         QCOMPARE(*r.scenario.exec.pp, std::int64_t{16});
         QCOMPARE(*r.scenario.exec.pp_schedule, std::string("1f1b"));
         const Plan plan = planStrategy(costInput(r), planRequest(r));
@@ -440,7 +440,7 @@ private slots:
     // lay_ppb, add_to_ppb_list; reference §6.8): a head, one body per kind with its
     // count, a tail; an option withdrawn from one body is withdrawn from all.
     void ppbShape() {
-        const ResolvedScenario r = resolve(presetScenario("deepseek-v3-h800x2048"));
+        const ResolvedScenario r = resolve(presetScenario("deepseek-v3-h800x2048-1f1b"));
         const LayerDescriptions d = describeLayers(costInput(r), planRequest(r).selectiveKeep, "DeepSeek-V3");
         const nlohmann::json j = nlohmann::json::parse(ppbJson(d));
         const auto& list = j.at("layers_description");

@@ -33,7 +33,7 @@ Scenario presetSearching(const std::string& id, const std::string& searchYaml, c
 Scenario space(int which) {
     switch (which) {
     case 0:
-        return presetSearching("deepseek-v3-h800x2048",
+        return presetSearching("deepseek-v3-h800x2048-1f1b",
                                "search:\n  space: {tp: [1, 2], pp: [4, 8, 16], cp: [1, 2], ep: auto, micro_batch_size: [1, 2],\n"
                                "          sequence_parallel: auto, optimizer_parallel: auto, grad_shard_as_params: auto, recompute: per_layer,\n"
                                "          pp_partition: auto}\n  constraints: {global_batch_size: 15360}\n");
@@ -44,7 +44,7 @@ Scenario space(int which) {
                                "          pp_partition: auto}\n"
                                "  constraints: {memory_limit_gb: 60}\n");
     case 3: {  // the benchmark's: every axis auto, dp what the devices leave
-        Scenario s = presetSearching("deepseek-v3-h800x2048",
+        Scenario s = presetSearching("deepseek-v3-h800x2048-1f1b",
                                "search:\n  space: {dp: auto, micro_batch_num: auto, tp: auto, pp: auto, cp: auto, vpp: auto, ep: auto, micro_batch_size: auto,\n"
                                "          sequence_parallel: auto, optimizer_parallel: auto, grad_shard: auto,\n"
                                "          grad_shard_as_params: auto, pp_schedule: auto, recompute: per_layer, pp_partition: auto}\n");
@@ -147,7 +147,7 @@ private slots:
     // Asked for a plan under its own optimum, the planner says none is; at the optimum it
     // returns the plan it returns unasked.
     void ceilingBelowTheOptimum() {
-        const ResolvedScenario r = resolve(presetScenario("deepseek-v3-h800x2048"));
+        const ResolvedScenario r = resolve(presetScenario("deepseek-v3-h800x2048-1f1b"));
         const CostInput in = costInput(r);
         PlanRequest request = planRequest(r);
         const Plan free = planStrategy(in, request);

@@ -54,7 +54,7 @@ private slots:
         QTest::addColumn<QString>("preset");
         // The example scenarios, each citing its source in its own header.
         for (const char* id : {"llama3-70b-h100x64", "gpt3-175b-a100x1024", "mixtral-8x7b-h100x32", "llama3-8b-a100x8",
-                               "deepseek-v3-h800x2048"})
+                               "deepseek-v3-h800x2048-1f1b"})
             QTest::newRow(id) << QString(id);
     }
     void roundTrip() {

@@ -342,7 +342,7 @@ private slots:
     // its one selective rule, then the plan's (Ctrl+P) with a choice per layer; a cell's
     // tooltip names its layer, and the strips run left to right with the stages.
     void layerStripFollowsThePlan() {
-        tessera::ui::MainWindow window(QStringLiteral("deepseek-v3-h800x2048"), nullptr, false);
+        tessera::ui::MainWindow window(QStringLiteral("deepseek-v3-h800x2048-1f1b"), nullptr, false);
         window.resize(1400, 900);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
@@ -415,7 +415,7 @@ private slots:
     void stageModel() {
         tessera::ui::StageMemoryModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        const auto r = tessera::core::resolve(tessera::core::presetScenario("deepseek-v3-h800x2048"));
+        const auto r = tessera::core::resolve(tessera::core::presetScenario("deepseek-v3-h800x2048-1f1b"));
         model.setEstimate(tessera::core::estimate(r));
         QCOMPARE(model.rowCount(), 16);
         const QModelIndex total = model.index(1, tessera::ui::StageMemoryModel::Total);

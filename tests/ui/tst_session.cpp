@@ -175,7 +175,7 @@ private slots:
     // does is written into exec as one undo step, and the views price it at once.
     void planIsOneUndoStepThatFits() {
         tessera::ui::Session session;
-        QVERIFY(session.load(QStringLiteral("deepseek-v3-h800x2048")));
+        QVERIFY(session.load(QStringLiteral("deepseek-v3-h800x2048-1f1b")));
         QVERIFY(session.evaluationIsCurrent());
         QVERIFY(!session.evaluation()->estimate.fits);
         const core::Value before = session.document();
