@@ -44,7 +44,8 @@ QChart* buildMemoryChart(const core::Estimate& e, const core::Estimate* baseline
             if (!on || index < 0 || index >= int(e.stages.size())) return QToolTip::hideText();
             const core::StageEstimate& s = e.stages[std::size_t(index)];
             const core::Bytes b = s.memory.*field;
-            QToolTip::showText(QCursor::pos(), QObject::tr("Stage %1 · %2: %3 GiB (%4 bytes)\nStage total %5 GiB")
+            QToolTip::showText(QCursor::pos(), (s.hasMirror ? QObject::tr("Device %1 · %2: %3 GiB (%4 bytes)\nDevice total %5 GiB")
+                                                            : QObject::tr("Stage %1 · %2: %3 GiB (%4 bytes)\nStage total %5 GiB"))
                                                    .arg(s.stage).arg(name, gibText(b, 2))
                                                    .arg(QLocale().toString(qlonglong(b)))
                                                    .arg(gibText(s.memory.total())));

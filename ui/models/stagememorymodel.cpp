@@ -79,7 +79,9 @@ QVariant StageMemoryModel::data(const QModelIndex& index, int role) const {
 QVariant StageMemoryModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (role != Qt::DisplayRole) return {};
     if (orientation == Qt::Horizontal) {
-        const QString name = columnName(section);
+        // Under dualpipe a row is a device holding two stages (its own and the mirror).
+        const bool devices = !m_estimate.stages.empty() && m_estimate.stages.front().hasMirror;
+        const QString name = section == Stage && devices ? tr("Device") : columnName(section);
         return section >= Parameters ? name + tr(" (GiB)") : name;
     }
     return section + 1;
