@@ -287,8 +287,15 @@ StageTimes simulatorTimes(const StageTime& t, int chunks, bool splitWeightGrad, 
     // The expert all-to-all is the same each way: dispatch and combine (layercost.cpp).
     const double forwardComm = expertCommOnly ? t.exposed.ep / 2 : t.forwardComm;
     const double backwardComm = expertCommOnly ? t.exposed.ep / 2 : t.backwardComm;
-    return {t.forward / v, (t.backward + t.recompute + (splitWeightGrad ? 0 : t.weightGrad)) / v,
-            splitWeightGrad ? t.weightGrad / v : 0, forwardComm / v, backwardComm / v};
+    // Hidden under the layers' own compute, per dimension before and after overlap; the
+    // CP ring moves twice as much in the backward, the others the same each way.
+    const auto& x = t.exposed;
+    const double evenly = (t.tp - x.tp) + (t.ep - x.ep) + (t.pp - x.pp) + (t.host - x.host), ring = t.cp - x.cp;
+    const double forwardHidden = std::max(0.0, evenly / 2 + ring / 3), backwardHidden = std::max(0.0, evenly / 2 + 2 * ring / 3);
+    return {t.forward / v,      (t.backward + t.recompute + (splitWeightGrad ? 0 : t.weightGrad)) / v,
+            splitWeightGrad ? t.weightGrad / v : 0, forwardComm / v, backwardComm / v,
+            forwardHidden / v,  backwardHidden / v,
+            std::max(0.0, t.forwardComm - forwardComm) / v, std::max(0.0, t.backwardComm - backwardComm) / v};
 }
 
 bool pairsExpertComm(const CostInput& in) {

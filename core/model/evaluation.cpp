@@ -28,6 +28,7 @@ PipelineInput pipelineInputFor(const Estimate& estimate, const std::string& sche
         StageTimes t = simulatorTimes(stage.time, v, split, estimate.expertCommPaired);
         const double n = in.seqSplit;  // seqpipe's times are one sequence part's
         t.forward /= n, t.backward /= n, t.weightGrad /= n, t.forwardComm /= n, t.backwardComm /= n;
+        t.forwardHidden /= n, t.backwardHidden /= n, t.forwardUnpaired /= n, t.backwardUnpaired /= n;
         in.times.emplace_back(std::size_t(v), t);
     }
     return in;

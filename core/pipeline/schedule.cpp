@@ -205,6 +205,24 @@ PipelineResult simulatePipeline(const PipelineInput& in) {
                 if (inputAt < 0) break;
                 const double start = std::max(freeAt[std::size_t(s)], inputAt);
                 const double end = start + (step.paired ? pairDuration(s, step.op, step.with) : duration(s, step.op));
+                // What each box's communication does: exposed inside the box, or hidden
+                // under its own compute, or under the other half of its pair.
+                auto comm = [&](const Op& op) -> std::pair<double, double> {
+                    const StageTimes& t = in.times[std::size_t(s)][std::size_t(op.chunk)];
+                    if (op.phase == Phase::WeightGrad) return {0.0, 0.0};
+                    const bool forward = op.phase == Phase::Forward;
+                    const double own = std::min(forward ? t.forwardComm : t.backwardComm, duration(s, op));
+                    const double hiddenOwn = forward ? t.forwardHidden : t.backwardHidden;
+                    const double unpaired = forward ? t.forwardUnpaired : t.backwardUnpaired;
+                    if (!step.paired) return {own + unpaired, hiddenOwn};
+                    const Op& other = &op == &step.op ? step.with : step.op;
+                    const StageTimes& to = in.times[std::size_t(s)][std::size_t(other.chunk)];
+                    const double otherCompute = duration(s, other) - std::min(other.phase == Phase::Forward ? to.forwardComm
+                                                                                                             : to.backwardComm,
+                                                                              duration(s, other));
+                    const double underPair = std::min(own, otherCompute);
+                    return {own - underPair + unpaired, hiddenOwn + underPair};
+                };
                 for (const Op* op : {&step.op, &step.with}) {
                     if (op == &step.with && !step.paired) break;
                     endOf(op->phase, s, op->chunk, op->microBatch) = end;
@@ -212,8 +230,9 @@ PipelineResult simulatePipeline(const PipelineInput& in) {
                     // DualPipe's directions carry different micro-batches: the second
                     // direction's are numbered after the first's.
                     const int shown = path.layout == Layout::Dual && op->chunk == 1 ? m / 2 + op->microBatch : op->microBatch;
-                    timeline[std::size_t(s)].push_back(
-                        {s, shown / n, op->chunk, op->phase, start, end, op->withWeightGrad, step.paired, shown % n});
+                    const auto [exposed, hidden] = comm(*op);
+                    timeline[std::size_t(s)].push_back({s, shown / n, op->chunk, op->phase, start, end, op->withWeightGrad,
+                                                        step.paired, shown % n, exposed, hidden});
                 }
                 freeAt[std::size_t(s)] = end;
                 ++next[std::size_t(s)];

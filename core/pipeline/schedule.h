@@ -73,6 +73,9 @@ struct PipelineEvent {
     bool withWeightGrad = false;  // a backward box that holds its weight gradient too
     bool paired = false;          // one half of an overlapped F&B pair (both halves share start and end)
     int part = 0;                 // seqpipe: which of the micro-batch's seq_split sequence parts
+    // The communication inside the box: what its stage waits for (in end - start) and
+    // what runs beside its compute (under its own GEMMs, or under the pair's other half).
+    double commExposed = 0, commHidden = 0;
 };
 
 struct StageTimes {  // one micro-batch through one chunk on one stage, seconds
@@ -82,6 +85,13 @@ struct StageTimes {  // one micro-batch through one chunk on one stage, seconds
     // The communication inside forward and backward (included in them) that an
     // overlapped F&B pair hides behind the other half's compute (DualPipe).
     double forwardComm = 0, backwardComm = 0;
+    // Drawn, never timed: the communication the ops hide under their own compute (TP
+    // under its GEMMs, the CP ring under attention, overlapped sends), for the lane
+    // under each box.
+    double forwardHidden = 0, backwardHidden = 0;
+    // Drawn, never timed: exposed communication inside the op beside forwardComm /
+    // backwardComm that no pair hides (the TP traffic of Megatron's combined 1F1B).
+    double forwardUnpaired = 0, backwardUnpaired = 0;
 };
 
 struct PipelineInput {

@@ -123,6 +123,12 @@ private slots:
         QVERIFY(qFuzzyCompare(r.makespan, f + (m - 1) * pair + b));
         QCOMPARE(int(std::count_if(r.events.begin(), r.events.end(), [](const PipelineEvent& e) { return e.paired; })), 2 * (m - 1));
         QCOMPARE(r.peakInFlight[0], 2);  // the forward beside the backward is one more micro-batch held
+        // Each event says what of its communication the stage waited for and what ran
+        // beside compute: the pairs hid exactly what the step saved.
+        double exposed = 0, hidden = 0;
+        for (const PipelineEvent& e : r.events) exposed += e.commExposed, hidden += e.commHidden;
+        QVERIFY(std::abs(hidden - (m * (f + b) - r.makespan)) < 1e-9);
+        QVERIFY(std::abs(exposed + hidden - 2 * m * comm) < 1e-9);
         in.pairSteadyState = false;
         QVERIFY(qFuzzyCompare(simulatePipeline(in).makespan, m * (f + b)));
     }

@@ -276,6 +276,49 @@ private slots:
         QVERIFY(whole);
     }
 
+    // The communication lane: under each box along its lane's bottom, the box's exposed
+    // communication solid and its hidden light, each as its share of the box; in an F&B
+    // pair the forward's over the backward's, and what the pair hides is the hidden
+    // part. No lane where nothing communicates.
+    void communicationLaneUnderTheBoxes() {
+        core::PipelineInput in{"dualpipe", 4, 2, 16, {}, 0, {}, {}};
+        for (int s = 0; s < 4; ++s)
+            in.times.emplace_back(2, core::StageTimes{1, 1, 0.5, 0.3, 0.4, 0.1, 0.2});
+        const core::PipelineResult r = core::simulatePipeline(in);
+        const TimelineLayout layout(r, kViewport, 1, 0);
+        int paired = 0, alone = 0;
+        for (const ui::TimelineBox& b : layout.boxes()) {
+            const QRectF lane = layout.laneRect(b.stage);
+            if (b.phase == core::Phase::WeightGrad) {
+                QCOMPARE(b.commExposed + b.commHidden, 0.0);
+                continue;
+            }
+            QVERIFY(!b.commRect.isEmpty());
+            QVERIFY(b.commRect.bottom() <= lane.bottom() + 1e-9 && b.commRect.top() > b.rect.top());
+            QCOMPARE(b.commRect.left(), b.rect.left());
+            QVERIFY2(ui::describe(b).contains("communication"), qPrintable(ui::describe(b)));
+            const bool forward = b.phase == core::Phase::Forward;
+            const double comm = forward ? 0.3 : 0.4, own = forward ? 0.1 : 0.2;
+            if (b.paired) {  // each half's comm is shorter than the other's compute: all hidden
+                ++paired;
+                QVERIFY(std::abs(b.commExposed) < 1e-12);
+                QVERIFY(std::abs(b.commHidden - (comm + own)) < 1e-12);
+            } else {
+                ++alone;
+                QVERIFY(std::abs(b.commExposed - comm) < 1e-12);
+                QVERIFY(std::abs(b.commHidden - own) < 1e-12);
+                QVERIFY(b.rect.bottom() < b.commRect.top());  // the box stands above its lane
+            }
+        }
+        QVERIFY(paired > 0 && alone > 0);
+        // Nothing to communicate: no lane, boxes the lane's full height.
+        const TimelineLayout bare(simulate("1f1b", 4, 8, 1), kViewport, 1, 0);
+        for (const ui::TimelineBox& b : bare.boxes()) {
+            QVERIFY(b.commRect.isEmpty());
+            QCOMPARE(b.rect.bottom(), bare.laneRect(b.stage).bottom());
+        }
+    }
+
     void boxesAndBubblesTileEachLane_data() {
         scheduleRows();
         longRows();

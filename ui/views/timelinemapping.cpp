@@ -197,6 +197,10 @@ void TimelineLayout::place(const core::PipelineResult& r, const TimelineMetrics&
     int bandId = 0;
     // seqpipe: boxes are sequence parts, labelled micro-batch.part.
     const bool parts = std::any_of(r.events.begin(), r.events.end(), [](const core::PipelineEvent& e) { return e.part > 0; });
+    // A thin communication lane along each stage's bottom, where there is any to show.
+    const bool commLane = std::any_of(r.events.begin(), r.events.end(),
+                                      [](const core::PipelineEvent& e) { return e.commExposed + e.commHidden > 0; });
+    const double commHeight = commLane && m_laneHeight >= 12 ? std::clamp(std::round(m_laneHeight * 0.16), 3.0, 6.0) : 0.0;
 
     for (int s = 0; s < m_stages; ++s) {
         auto& lane = lanes[std::size_t(s)];
@@ -242,6 +246,11 @@ void TimelineLayout::place(const core::PipelineResult& r, const TimelineMetrics&
                     span(s, e->start, e->end), s, e->microBatch, e->chunk, e->phase, e->start, e->end, false};
                 box.withWeightGrad = e->withWeightGrad && splitLane;
                 if (parts) box.part = e->part;
+                box.commExposed = e->commExposed, box.commHidden = e->commHidden;
+                if (commHeight > 0) {
+                    box.commRect = QRectF(box.rect.left(), box.rect.bottom() - commHeight, box.rect.width(), commHeight);
+                    box.rect.setHeight(box.rect.height() - commHeight - 1);
+                }
                 if (e->paired) {  // its partner is the neighbour with the same start (simulatePipeline emits them together)
                     const core::PipelineEvent* partner = nullptr;
                     for (std::size_t j : {i + 1, i - 1})
@@ -251,6 +260,10 @@ void TimelineLayout::place(const core::PipelineResult& r, const TimelineMetrics&
                     if (partner) box.pairMicroBatch = partner->microBatch, box.pairChunk = partner->chunk;
                     const double half = box.rect.height() / 2;
                     box.rect = e->phase == core::Phase::Forward ? box.rect.adjusted(0, 0, 0, -half) : box.rect.adjusted(0, half, 0, 0);
+                    const double commHalf = box.commRect.height() / 2;  // the pair's lane: forward's over backward's
+                    if (!box.commRect.isEmpty())
+                        box.commRect = e->phase == core::Phase::Forward ? box.commRect.adjusted(0, 0, 0, -commHalf)
+                                                                        : box.commRect.adjusted(0, commHalf, 0, 0);
                 }
                 box.labelFits = box.rect.width() >= double(box.label().size()) * metrics.digitWidth + 4 &&
                                 box.rect.height() >= metrics.textHeight;
@@ -348,6 +361,8 @@ QString describe(const TimelineBox& b) {
                                        : tr("%1, sequence part %2").arg(b.microBatch).arg(b.part))
                        .arg(b.chunk)
                        .arg(phase, secondsText(b.end - b.start), rangeText(b.start, b.end));
+    if (b.commExposed + b.commHidden > 0)
+        text += tr(" · communication %1 exposed, %2 hidden").arg(secondsText(b.commExposed), secondsText(b.commHidden));
     if (b.paired && b.pairMicroBatch >= 0)
         text += tr(" · overlapped with micro-batch %1's %2 (chunk %3): each hides the other's communication")
                     .arg(b.pairMicroBatch)

@@ -65,6 +65,10 @@ struct TimelineBox {
     bool paired = false;
     int pairMicroBatch = -1, pairChunk = -1;
     int part = -1;  // seqpipe: which sequence part of the micro-batch (-1: the schedule runs whole micro-batches)
+    // The communication lane under the box: exposed (the stage waits) and hidden (beside
+    // compute) seconds of this box's communication; commRect empty without a lane.
+    QRectF commRect = QRectF();
+    double commExposed = 0, commHidden = 0;
     QString label() const { return part < 0 ? QString::number(microBatch) : QStringLiteral("%1.%2").arg(microBatch).arg(part); }
 };
 

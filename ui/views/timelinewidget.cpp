@@ -18,6 +18,10 @@ namespace {
 // UI.md's colours, one meaning each and the same in both themes (Okabe–Ito).
 const QColor kForward(0x00, 0x72, 0xB2);
 const QColor kBackward(0x00, 0x9E, 0x73);
+// Communication in the lane under the boxes: the Step chart's exposed-comm colour
+// (colours::kBuffers), and the same hue light for what compute hides.
+const QColor kCommExposed(0xCC, 0x79, 0xA7);
+const QColor kCommHidden(0xEB, 0xC9, 0xDC);
 // Teal darker than both: it differs from the green in lightness as well as hue,
 // so the two stay apart under deuteranopia and protanopia (Machado et al. 2009's
 // simulation puts them 29 and 33 CIELAB units apart; #00A0A0 would be 23).
@@ -233,6 +237,10 @@ void TimelineWidget::paintTitle(QPainter& painter, const TimelineLayout& layout)
         split.setColorAt(0.5001, kBackward), split.setColorAt(1, kBackward);
         entries.push_back({tr("F&B pair (overlapped)"), QBrush(split), Qt::NoBrush});
     }
+    if (std::any_of(m_result.events.begin(), m_result.events.end(), [](const core::PipelineEvent& e) { return e.commExposed > 0; }))
+        entries.push_back({tr("comm. exposed"), QBrush(kCommExposed), Qt::NoBrush});
+    if (std::any_of(m_result.events.begin(), m_result.events.end(), [](const core::PipelineEvent& e) { return e.commHidden > 0; }))
+        entries.push_back({tr("comm. hidden"), QBrush(kCommHidden), Qt::NoBrush});
     entries.push_back({tr("bubble (idle)"), bubbleBase(palette()), bubbleHatch(palette())});
     const double swatch = std::round(fm.height() * 0.8), gap = std::round(fm.height());
     double width = 0;
@@ -278,6 +286,15 @@ void TimelineWidget::paintLanes(QPainter& painter, const TimelineLayout& layout)
         if (b.labelFits && shown.width() >= fm.horizontalAdvance(number) + 4) {
             painter.setPen(textOn(colour));
             painter.drawText(shown, Qt::AlignCenter, number);
+        }
+        // The lane under it: what the box waits for, solid, then what runs beside its
+        // compute, light; each as its share of the box's span.
+        if (!b.commRect.isEmpty() && b.end > b.start) {
+            const double perSecond = b.commRect.width() / (b.end - b.start);
+            const double exposed = std::min(b.commRect.width(), b.commExposed * perSecond);
+            const double hidden = std::min(b.commRect.width() - exposed, b.commHidden * perSecond);
+            painter.fillRect(QRectF(b.commRect.left(), b.commRect.top(), exposed, b.commRect.height()), kCommExposed);
+            painter.fillRect(QRectF(b.commRect.left() + exposed, b.commRect.top(), hidden, b.commRect.height()), kCommHidden);
         }
     }
     // Band labels: the longest wording that fits every band on screen in full, so
