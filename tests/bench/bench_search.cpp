@@ -16,6 +16,18 @@ std::string allAuto(const std::string& head, int gbs, const std::string& schedul
            schedules + "}\n  constraints: {global_batch_size: " + std::to_string(gbs) + "}\n";
 }
 
+// One schedule list, one thread: the cost per priced candidate.
+void perSchedule(const char* name, const std::string& head, const char* schedules) {
+    const int gbs = head.find("mixtral") != std::string::npos ? 1024 : 15360;
+    const SearchSetup setup = searchSetup(parseScenario(allAuto(head, gbs, schedules), "bench", Format::Yaml, ""));
+    SearchOptions options;
+    options.threads = 1;
+    const SearchResult r = runSearch(setup, options);
+    qInfo("%s, pp_schedule %s: %llu priced (%llu fit) in %.3f s = %.1f us per priced candidate", name, schedules,
+          (unsigned long long)r.evaluated, (unsigned long long)r.feasible, r.elapsedSeconds,
+          r.evaluated ? 1e6 * r.elapsedSeconds / double(r.evaluated) : 0.0);
+}
+
 void measure(const char* name, const std::string& yaml) {
     const SearchSetup setup = searchSetup(parseScenario(yaml, name, Format::Yaml, ""));
     double perSecond[2] = {0, 0};
@@ -48,15 +60,16 @@ private slots:
     // candidate (dualpipe is simulated, the others are closed forms).
     void deepseekV3PerSchedule() {
         const std::string head = "model: deepseek-v3\ncluster: {device: h800, devices: 2048}\nexec: {seq_length: 4096}\n";
-        for (const char* schedule : {"[1f1b]", "[interleaved]", "[gpipe]", "[zb-h1]", "[dualpipe]"}) {
-            const SearchSetup setup = searchSetup(parseScenario(allAuto(head, 15360, schedule), "bench", Format::Yaml, ""));
-            SearchOptions options;
-            options.threads = 1;
-            const SearchResult r = runSearch(setup, options);
-            qInfo("DeepSeek-V3 on 2,048 H800, pp_schedule %s: %llu priced (%llu fit) in %.3f s = %.1f us per priced candidate",
-                  schedule, (unsigned long long)r.evaluated, (unsigned long long)r.feasible, r.elapsedSeconds,
-                  r.evaluated ? 1e6 * r.elapsedSeconds / double(r.evaluated) : 0.0);
-        }
+        for (const char* schedule : {"[1f1b]", "[interleaved]", "[gpipe]", "[zb-h1]", "[dualpipe]"}) perSchedule("DeepSeek-V3 on 2,048 H800", head, schedule);
+        // seqpipe over 4 sequence parts (closed form).
+        perSchedule("DeepSeek-V3 on 2,048 H800, seq_split 4", "model: deepseek-v3\ncluster: {device: h800, devices: 2048}\n"
+                    "exec: {seq_length: 4096, seq_split: 4}\n", "[seqpipe]");
+        // Interleaved with and without the expert all-to-all overlapped (Megatron's
+        // combined 1F1B, priced by simulating the pairs), where 32 layers split evenly.
+        const std::string mixtral = "model: mixtral-8x7b\ncluster: {device: h100-sxm, devices: 256}\nexec: {seq_length: 4096";
+        perSchedule("Mixtral 8x7B on 256 H100", mixtral + "}\n", "[interleaved]");
+        perSchedule("Mixtral 8x7B on 256 H100, all-to-all overlapped", mixtral + ", overlap_moe_expert_parallel_comm: true}\n",
+                    "[interleaved]");
     }
     void llama405bOn16384H100() {
         measure("Llama-3 405B on 16,384 H100", allAuto("model: llama3-405b\ncluster: {device: h100-sxm, devices: 16384}\n"
