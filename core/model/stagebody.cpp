@@ -182,7 +182,6 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
             const double backwardCover = time.backward + time.weightGrad + time.recompute - chunkBackwardFrom;
             const double forwardExposed = st.overlapP2p ? std::max(0.0, send.seconds - forwardCover) : send.seconds;
             const double backwardExposed = st.overlapP2p ? std::max(0.0, send.seconds - backwardCover) : send.seconds;
-            b.coverableForward += forwardExposed, b.coverableBackward += backwardExposed;
             time.forward += forwardExposed, time.backward += backwardExposed;
             time.forwardComm += forwardExposed, time.backwardComm += backwardExposed;
             time.exposed.pp += forwardExposed + backwardExposed;
@@ -339,7 +338,8 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
             const double forwardExposed = run.overlapParamGather ? exposedPipelined(ag, pieces, forwardCompute) : ag;
             const double backwardExposed = run.overlappedGradReduce ? exposedPipelined(backwardMoves, pieces, backwardCompute)
                                                                    : backwardMoves;
-            b.coverableForward += forwardExposed, b.coverableBackward += backwardExposed;
+            if (run.overlapParamGather) b.coverableForward += forwardExposed;
+            if (run.overlappedGradReduce) b.coverableBackward += backwardExposed;
             time.forward += forwardExposed, time.backward += backwardExposed;
             time.forwardComm += forwardExposed, time.backwardComm += backwardExposed;
             time.exposed.dp += forwardExposed + backwardExposed;

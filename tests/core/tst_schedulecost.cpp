@@ -260,6 +260,20 @@ private slots:
         QVERIFY2(QString::fromStdString(plan.why).contains("not " + schedule + " (estimate prices it as stated)"), plan.why.c_str());
         QVERIFY(planStrategy(inputYaml(moe("1f1b")), PlanRequest{}).planned);
     }
+    // Nor the combined-1F1B pairs of overlap_moe_expert_parallel_comm (it balances stages
+    // that run one op at a time), and seqpipe's parts: it says so rather than plan 1F1B.
+    void plannerRefusesPairsAndParts() {
+        std::string paired = moe("interleaved");
+        paired.replace(paired.find("pp: 8"), 5, "pp: 8, vpp: 2, overlap_moe_expert_parallel_comm: true");
+        const Plan pairs = planStrategy(inputYaml(paired), PlanRequest{});
+        QVERIFY(!pairs.planned);
+        QVERIFY2(QString::fromStdString(pairs.why).contains("not the F&B pairs of overlap_moe_expert_parallel_comm"), pairs.why.c_str());
+        std::string parts = moe("seqpipe");
+        parts.replace(parts.find("pp: 8"), 5, "pp: 8, seq_split: 2");
+        const Plan seq = planStrategy(inputYaml(parts), PlanRequest{});
+        QVERIFY(!seq.planned);
+        QVERIFY2(QString::fromStdString(seq.why).contains("not seqpipe"), seq.why.c_str());
+    }
 
     // Refusals the resolver owns: DualPipe's shape, stated by name.
     void dualPipeShapeRefused_data() {
