@@ -37,6 +37,8 @@ const Alias kAliases[] = {
     {"moe_intermediate_size", {"moe_intermediate_size"}},
     {"shared_expert_intermediate_size", {"shared_expert_intermediate_size"}},
     {"first_k_dense_replace", {"first_k_dense_replace"}},
+    {"n_group", {"n_group"}},
+    {"topk_group", {"topk_group"}},
     {"moe_layer_freq", {"moe_layer_freq"}},
     {"q_lora_rank", {"q_lora_rank"}},
     {"kv_lora_rank", {"kv_lora_rank"}},

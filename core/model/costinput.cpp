@@ -71,6 +71,8 @@ ModelShape modelShape(const ModelSpec& m) {
     s.maxPositions = m.max_position_embeddings.value_or(0);
     s.experts = m.num_experts.value_or(1);
     s.topK = m.num_experts_per_tok.value_or(1);
+    s.groups = m.n_group.value_or(0);
+    s.groupTopk = m.topk_group.value_or(0);
     s.expertWidth = m.moe_intermediate_size.value_or(0);
     s.sharedWidth = m.num_shared_experts.value_or(0) > 0 ? m.shared_expert_intermediate_size.value_or(0) : 0;
     s.qLora = m.q_lora_rank.value_or(0);
@@ -166,6 +168,7 @@ CostInput runCostInput(const ResolvedScenario& r) {
     run.optimizerOffload = *e.optimizer_offload;
     run.optimizerOffloadOverlap = *e.optimizer_offload_overlap;
     run.overlapExpertComm = *e.overlap_moe_expert_parallel_comm;
+    run.twoStepDispatch = *e.moe_enable_deepep;
     run.seqSplit = e.seq_split.value_or(1);
     Strategy& st = in.strategy;
     for (std::size_t i = 0; i < st.rankOrder.size(); ++i) {

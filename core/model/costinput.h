@@ -55,6 +55,7 @@ struct RecomputeClass {
 struct ModelShape {
     std::int64_t h = 0, a = 0, g = 0, dh = 0, f = 0, vocab = 0, maxPositions = 0;
     std::int64_t experts = 1, topK = 1, expertWidth = 0, sharedWidth = 0;
+    std::int64_t groups = 0, groupTopk = 0;  // group-limited routing (n_group, topk_group); 0: none
     std::int64_t qLora = 0, kvLora = 0, ropeDim = 0, nopeDim = 0, vDim = 0;
     std::int64_t linKeyHeads = 0, linKeyDim = 0, linValueHeads = 0, linValueDim = 0, linConv = 0;
     std::int64_t bodyLayers = 0, mtpLayers = 0;
@@ -88,6 +89,7 @@ struct RunSettings {
     // Experts as one grouped GEMM (dropless: nothing padded to a capacity), else one
     // GEMM per local expert with tokens padded to capacityFactor.
     bool groupedGemm = true;
+    bool twoStepDispatch = false;  // exec.moe_enable_deepep: tokens cross the network once per node (expertcomm.h)
     double capacityFactor = 1;  // the padding without grouped GEMM; 1 with it
     // TP shards what a fully recomputed layer keeps (recompute_slice_activation, or
     // shard_activations, which shards the output layer's inputs too), without SP.

@@ -5,6 +5,7 @@
 
 #include "model/coefficients.h"
 #include "model/efficiency.h"
+#include "model/expertcomm.h"
 
 namespace tessera::core {
 
@@ -43,22 +44,26 @@ GroupLinks groupLinks(const Strategy& s, std::int64_t perNode) {
     g.dp = link({RankDim::Cp, RankDim::Ep, RankDim::Dp});  // gradients reduce over dp·cp
     g.edp = link({RankDim::Dp});                           // expert replicas
     g.pp = link({RankDim::Pp});
+    // The ep group's ranks are `inner` apart, inner the product of the dimensions
+    // numbered inside it: perNode/inner of them share a node when that is more than one.
+    std::int64_t inner = 1;
+    for (RankDim d : s.rankOrder) {
+        if (d == RankDim::Ep) break;
+        inner *= size(d);
+    }
+    g.epPerNode = inner < perNode ? std::clamp<std::int64_t>(perNode / inner, 1, std::max<std::int64_t>(1, s.ep)) : 1;
     return g;
 }
 
-namespace {
-
-double bandwidth(Link link, const DeviceInfo& d) {
+double linkBandwidth(Link link, const DeviceInfo& d) {
     return link == Link::Intra ? d.intraBytesPerSecond * kIntraLinkEfficiency : d.interBytesPerSecond * kInterLinkEfficiency;
 }
-double alpha(Link link) { return link == Link::Intra ? kAlphaIntraSeconds : kAlphaInterSeconds; }
-
-}  // namespace
+double linkAlpha(Link link) { return link == Link::Intra ? kAlphaIntraSeconds : kAlphaInterSeconds; }
 
 CollectiveCost allGather(double bytes, std::int64_t n, Link link, const DeviceInfo& d) {
     if (n <= 1 || bytes <= 0) return {};
     const double sent = bytes * double(n - 1) / double(n);
-    return {alpha(link) * double(n - 1) + sent / bandwidth(link, d), sent};
+    return {linkAlpha(link) * double(n - 1) + sent / linkBandwidth(link, d), sent};
 }
 
 CollectiveCost allReduce(double bytes, std::int64_t n, Link link, const DeviceInfo& d) {
@@ -72,7 +77,7 @@ CollectiveCost allToAll(double bytes, std::int64_t n, Link link, const DeviceInf
 
 CollectiveCost sendReceive(double bytes, Link link, const DeviceInfo& d) {
     if (bytes <= 0) return {};
-    return {alpha(link) + bytes / bandwidth(link, d), bytes};
+    return {linkAlpha(link) + bytes / linkBandwidth(link, d), bytes};
 }
 
 double matmulSeconds(double flops, const DeviceInfo& d) {
@@ -306,7 +311,8 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
     }
     double epForward = 0;
     if (kind.moe && st.ep > 1) {
-        epForward = 2 * allToAll(Bc * tokensAtExperts * h, st.ep, links.ep, dev).seconds;  // dispatch + combine
+        const ExpertRoute route{st.ep, links.epPerNode, m.experts, m.topK, m.groups, m.groupTopk, run.twoStepDispatch};
+        epForward = 2 * expertAllToAll(route, Bc * tokensAtExperts * h, dev).seconds;  // dispatch + combine
         out.epBuffer = 2 * Bc * tokensAtExperts * h;
     }
     out.tpSeconds = 2 * tpForward;

@@ -63,8 +63,14 @@ struct LayerCost {
 // level_assign fill ranks) and the devices per node.
 struct GroupLinks {
     Link tp = Link::Intra, cp = Link::Intra, ep = Link::Intra, dp = Link::Intra, edp = Link::Intra, pp = Link::Intra;
+    std::int64_t epPerNode = 1;  // ranks of one expert-parallel group that share a node
 };
 GroupLinks groupLinks(const Strategy& s, std::int64_t perNode);
+
+// A link's achieved bandwidth (bytes/s per device, coefficients.h efficiencies) and
+// its per-step latency.
+double linkBandwidth(Link link, const DeviceInfo& d);
+double linkAlpha(Link link);
 
 // Ring all-gather or reduce-scatter of `bytes` (the whole tensor) over n ranks;
 // all-reduce is twice that; all-to-all sends (n-1)/n of its buffer.

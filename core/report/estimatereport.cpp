@@ -29,6 +29,7 @@ std::string strategyLine(const ResolvedScenario& r) {
                    (long long)*e.micro_batch_num, (long long)*e.seq_length, e.pp_schedule->c_str());
     if (*e.pp_schedule == "seqpipe") line += printf(" in %lld sequence parts", (long long)e.seq_split.value_or(1));
     if (*e.overlap_moe_expert_parallel_comm) line += " · all-to-all overlapped";
+    if (*e.moe_enable_deepep) line += " · DeepEP dispatch";
     if (*e.sequence_parallel) line += " · SP";
     if (*e.optimizer_parallel) line += *e.grad_shard_as_params ? " · FSDP" : *e.grad_shard ? " · ZeRO-2" : " · ZeRO-1";
     if (e.activation_offload) {

@@ -62,6 +62,7 @@ void Resolver::resolveExecRun() {
     if (!isMoe(m) && e.capacity_factor) refuse("exec.capacity_factor", "applies to mixture-of-experts models only");
     if (!isMoe(m) && *e.overlap_moe_expert_parallel_comm)
         refuse("exec.overlap_moe_expert_parallel_comm", "applies to mixture-of-experts models only");
+    if (!isMoe(m) && *e.moe_enable_deepep) refuse("exec.moe_enable_deepep", "applies to mixture-of-experts models only");
     // The device must have a peak for the compute dtype.
     if (const DeviceSpec& d = *cluster().device; d.peak_tflops && !d.peak_tflops->contains(*e.compute_dtype))
         refuse("exec.compute_dtype", "the device (" + d.name.value_or("?") + ") has no " + *e.compute_dtype +

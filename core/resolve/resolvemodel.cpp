@@ -13,7 +13,8 @@ namespace {
 
 // Family keys that mean nothing for a model without the feature they describe.
 const std::vector<std::string_view> kMoeKeys = {"num_shared_experts", "first_k_dense_replace", "moe_layer_freq",
-                                                "router_bias", "shared_expert_gate"};
+                                                "router_bias", "shared_expert_gate", "n_group",
+                                                "topk_group"};
 const std::vector<std::string_view> kMlaKeys = {"v_head_dim"};
 const std::vector<std::string_view> kLinearKeys = {"attn_output_gate"};
 
@@ -184,10 +185,26 @@ void Resolver::resolveModel() {
                        (from == m_out.filled.end() ? std::string() : ", " + from->second.text()) + ")");
         }
         fill("model.router_bias", m.router_bias, false, Origin::Derived, "a plain linear router");
+        // Group-limited routing: both or neither; a group holds whole experts.
+        if (m.n_group.has_value() != m.topk_group.has_value())
+            refuse(m.n_group ? "model.topk_group" : "model.n_group",
+                   "group-limited routing needs both n_group and topk_group, got only " + std::string(m.n_group ? "n_group" : "topk_group"));
+        else if (m.n_group) {
+            if (e % *m.n_group != 0)
+                refuse("model.n_group", "must divide num_experts (" + num(e) + ") so every group holds whole experts, got " + num(*m.n_group));
+            if (*m.topk_group > *m.n_group)
+                refuse("model.topk_group", "must be at most n_group (" + num(*m.n_group) + "), got " + num(*m.topk_group));
+            else if (m.num_experts_per_tok && *m.topk_group * (e / *m.n_group) < *m.num_experts_per_tok)
+                refuse("model.topk_group", "its " + num(*m.topk_group) + " groups hold " + num(*m.topk_group * (e / *m.n_group)) +
+                                               " experts, fewer than num_experts_per_tok (" + num(*m.num_experts_per_tok) + ")");
+        }
         if (m.num_shared_experts.value_or(0) > 0) fill("model.shared_expert_gate", m.shared_expert_gate, false, Origin::Derived, "no gate stated");
-    } else if (m.num_experts_per_tok) {
-        refuse("model.num_experts_per_tok", "is stated, but the model has no routed experts (num_experts " +
-                                                std::string(m.num_experts ? "is 1)" : "is not stated)"));
+    } else {
+        for (auto [key, stated] : {std::pair{"num_experts_per_tok", m.num_experts_per_tok.has_value()},
+                                   {"n_group", m.n_group.has_value()}, {"topk_group", m.topk_group.has_value()}})
+            if (stated)
+                refuse(std::string("model.") + key, "is stated, but the model has no routed experts (num_experts " +
+                                                        std::string(m.num_experts ? "is 1)" : "is not stated)"));
     }
     if (denseLayers && !m.intermediate_size) {
         if (*m.arch == "gpt") fill("model.intermediate_size", m.intermediate_size, 4 * h, Origin::Derived, "4 · hidden_size (GPT)");

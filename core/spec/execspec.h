@@ -74,6 +74,7 @@ struct ExecSpec {
     std::optional<double> optimizer_offload, host_link_overlap;
     std::optional<bool> optimizer_offload_overlap;
     std::optional<bool> overlap_p2p_comm, overlap_moe_expert_parallel_comm;
+    std::optional<bool> moe_enable_deepep;
 
     bool operator==(const ExecSpec&) const = default;
 };
@@ -143,6 +144,10 @@ void visit(Spec& e, V& v) {
             "backward, so either's expert all-to-all hides under the other's compute (Megatron-LM "
             "--overlap-moe-expert-parallel-comm, combined 1F1B; pp 1 or the interleaved schedule, ep > 1)"},
            e.overlap_moe_expert_parallel_comm);
+    v.flag({"moe_enable_deepep", "Expert dispatch and combine in two steps, as DeepEP runs them: each token crosses "
+            "the network once per node it routes to (to the same-rail GPU there), then NVLink carries it on to its "
+            "experts (Megatron-LM --moe-enable-deepep with --moe-token-dispatcher-type flex); off, every routed copy "
+            "goes straight to its expert's GPU"}, e.moe_enable_deepep);
     v.flag({"tp_comm_overlap", "TP collectives pipelined with their GEMMs (Megatron-LM --tp-comm-overlap; needs sequence_parallel)"},
            e.tp_comm_overlap);
     v.flag({"grad_clip", "Clip gradients by global norm"}, e.grad_clip);

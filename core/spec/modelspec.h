@@ -53,6 +53,7 @@ struct ModelSpec {
     std::optional<std::int64_t> moe_layer_freq;
     std::optional<bool> router_bias;
     std::optional<bool> shared_expert_gate;
+    std::optional<std::int64_t> n_group, topk_group;  // group-limited routing (HF DeepseekV3Config)
     // Multi-head latent attention and multi-token prediction.
     std::optional<std::int64_t> q_lora_rank;
     std::optional<std::int64_t> kv_lora_rank;
@@ -110,6 +111,10 @@ void visit(Spec& m, V& v) {
     v.integer({"moe_layer_freq", "Every n-th layer after the dense ones is MoE"}, m.moe_layer_freq, positive);
     v.flag({"router_bias", "The router keeps a per-expert bias (DeepSeek-V3's score correction)"}, m.router_bias);
     v.flag({"shared_expert_gate", "A sigmoid gate scales the shared expert (Qwen2-MoE)"}, m.shared_expert_gate);
+    v.integer({"n_group", "Groups the routed experts split into for group-limited routing (DeepSeek's node-limited "
+               "routing; Megatron-LM --moe-router-num-groups); a group's experts sit on one node"}, m.n_group, positive);
+    v.integer({"topk_group", "Groups a token may route to (DeepSeek-V3: 4 of 8, so at most 4 nodes; Megatron-LM "
+               "--moe-router-group-topk)"}, m.topk_group, positive);
     v.integer({"q_lora_rank", "MLA query latent rank; 0 projects queries directly"}, m.q_lora_rank, whole);
     v.integer({"kv_lora_rank", "MLA key/value latent rank; stating it makes attention MLA"}, m.kv_lora_rank, positive);
     v.integer({"qk_rope_head_dim", "MLA rotary part of each query/key head", "elements"}, m.qk_rope_head_dim, positive);

@@ -245,6 +245,13 @@ std::string trainYaml(const ResolvedScenario& r, const Value* original) {
                                    "HyperParallel's train.yaml has no schedule that pairs micro-batches to hide the expert "
                                    "all-to-all (Megatron-LM runs it: --overlap-moe-expert-parallel-comm), so this strategy "
                                    "cannot be written as one; state false to export it without (priced differently)"});
+    // Its MoE layers dispatch with a plain all-to-all; DeepEP's two-step route is priced
+    // cheaper over the network, so a run that asks for it cannot be written as one without.
+    if (*e.moe_enable_deepep)
+        throw SpecError(Diagnostic{r.scenario.markOf("exec.moe_enable_deepep"), "exec.moe_enable_deepep",
+                                   "HyperParallel's train.yaml has no DeepEP dispatcher (Megatron-LM runs it: "
+                                   "--moe-token-dispatcher-type flex --moe-enable-deepep), so this strategy cannot be "
+                                   "written as one; state false to export it with the plain all-to-all (priced differently)"});
     Value& fsdp = sectionOf(doc, "fsdp_config", "fsdp_config");
     put(fsdp, "dp_shard_size", Value::integer(*e.optimizer_parallel ? *e.optimizer_shard : 1));
     if (*e.optimizer_parallel) put(fsdp, "reshard_after_forward", Value::boolean(*e.reshard_params));

@@ -120,6 +120,8 @@ const std::vector<Row>& rows() {
          "the interleaved schedule's sends waited for"},
         {"overlap_moe_expert_parallel_comm", kMoe, {"exec.ep=4"}, {"exec.ep=4", "exec.overlap_moe_expert_parallel_comm=true"},
          Moves::Time, "the expert all-to-all hidden under the paired micro-batch's compute"},
+        {"moe_enable_deepep", kMoe, {"exec.ep=8"}, {"exec.ep=8", "exec.moe_enable_deepep=true"}, Moves::Time,
+         "DeepEP crosses the network once per remote node a token reaches, not once per copy"},
         {"reshard_params", kDense, {"exec.optimizer_parallel=true", "exec.grad_shard_as_params=true"},
          {"exec.optimizer_parallel=true", "exec.grad_shard_as_params=true", "exec.reshard_params=true"}, Moves::Memory,
          "FSDP frees gathered parameters"},

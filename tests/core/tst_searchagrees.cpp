@@ -122,9 +122,11 @@ private slots:
         // Mixtral 8x7B on 16 H100 with the expert all-to-all overlapped (Megatron's combined
         // 1F1B: pp 1 or interleaved, ep > 1; priced by simulating the pairs) and the
         // parameter gather not: the schedules and degrees it refuses, the ones it pairs.
+        // DeepEP's two-step dispatch is carried to every candidate (ep 8 beside tp 2 spans
+        // two nodes), so the routed all-to-all is priced alike on both sides.
         QTest::newRow("MoE, overlapped all-to-all") << QString(
             "model: mixtral-8x7b\ncluster: {device: h100-sxm, devices: 16}\n"
-            "exec: {seq_length: 4096, overlap_moe_expert_parallel_comm: true, overlap_param_gather: false}\n"
+            "exec: {seq_length: 4096, overlap_moe_expert_parallel_comm: true, overlap_param_gather: false, moe_enable_deepep: true}\n"
             "search:\n  space: {tp: auto, pp: auto, vpp: [1, 2], ep: auto, micro_batch_size: [1, 2],\n"
             "          optimizer_parallel: auto, recompute: [none, full], pp_schedule: [1f1b, interleaved, dualpipe]}\n"
             "  constraints: {global_batch_size: 64}\n") << 300;

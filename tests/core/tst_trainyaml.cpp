@@ -66,6 +66,12 @@ private slots:
             QVERIFY_THROWS_EXCEPTION(SpecError, trainYaml(resolve(stated), nullptr));
             stated.exec.grad_shard_as_params = true;
         }
+        if (*resolve(stated).scenario.exec.moe_enable_deepep) {
+            // No DeepEP dispatcher in the trainer: refused by name, and the plain
+            // all-to-all counterpart round-trips.
+            QVERIFY_THROWS_EXCEPTION(SpecError, trainYaml(resolve(stated), nullptr));
+            stated.exec.moe_enable_deepep = false;
+        }
         const ResolvedScenario r = resolve(stated);
         const std::string written = trainYaml(r, nullptr);
         const Value train = parseDocument(written, "train.yaml", Format::Yaml);
