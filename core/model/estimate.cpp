@@ -81,6 +81,7 @@ Summary evaluateSimulated(const CostInput& in, const std::vector<SimulatedStage>
             pipe.weightGradBytes[std::size_t(r)].assign(std::size_t(chunks), split ? own.weightGradKept / chunks : 0.0);
         }
     }
+    pipe.keepEvents = false;  // the price needs the makespan, busy times and byte peaks only
     const PipelineResult run = simulatePipeline(pipe);
     // Device r's stages: its own, and under dualpipe the mirrored one; each runs
     // `share` of the micro-batches (half each way under dualpipe).

@@ -9,7 +9,8 @@ namespace {
 constexpr std::pair<Schedule, std::string_view> kNames[] = {
     {Schedule::OneFOneB, "1f1b"}, {Schedule::Interleaved, "interleaved"}, {Schedule::GPipe, "gpipe"},
     {Schedule::ZbH1, "zb-h1"},    {Schedule::Zbv, "zbv"},                 {Schedule::DualPipe, "dualpipe"},
-    {Schedule::DualPipeV, "dualpipev"}, {Schedule::SeqPipe, "seqpipe"}};
+    {Schedule::DualPipeV, "dualpipev"}, {Schedule::SeqPipe, "seqpipe"},   {Schedule::VHalf, "v-half"},
+    {Schedule::VMin, "v-min"}};
 }  // namespace
 
 Schedule scheduleNamed(std::string_view name) {

@@ -38,17 +38,19 @@
 
 namespace tessera::core {
 
-enum class Schedule : std::uint8_t { OneFOneB, Interleaved, GPipe, ZbH1, Zbv, DualPipe, DualPipeV, SeqPipe };
+enum class Schedule : std::uint8_t { OneFOneB, Interleaved, GPipe, ZbH1, Zbv, DualPipe, DualPipeV, SeqPipe, VHalf, VMin };
 
 // exec.pp_schedule's spelling, both ways (an unknown name reads as 1f1b: resolve
 // refuses unknown names before anything calls this).
 Schedule scheduleNamed(std::string_view name);
 const char* scheduleName(Schedule schedule);
 
-// Whether the schedule splits the backward into B and W and defers W.
-inline bool splitsWeightGrad(Schedule s) { return s == Schedule::ZbH1 || s == Schedule::Zbv || s == Schedule::DualPipe || s == Schedule::DualPipeV; }
 // V-shaped: chunk 1 runs the stages back up, so stage 0 holds the model's first and last chunk.
-inline bool isVShape(Schedule s) { return s == Schedule::Zbv || s == Schedule::DualPipeV; }
+inline bool isVShape(Schedule s) {
+    return s == Schedule::Zbv || s == Schedule::DualPipeV || s == Schedule::VHalf || s == Schedule::VMin;
+}
+// Whether the schedule splits the backward into B and W and defers W.
+inline bool splitsWeightGrad(Schedule s) { return s == Schedule::ZbH1 || s == Schedule::DualPipe || isVShape(s); }
 // Priced by simulating the schedule: no closed form here is exact for them (dualpipe's
 // drifts once stages differ, the V schedules have none).
 inline bool pricedBySimulation(Schedule s) { return s == Schedule::DualPipe || isVShape(s); }

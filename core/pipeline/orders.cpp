@@ -9,6 +9,8 @@ Layout layoutOf(Kind kind) {
     switch (kind) {
     case Kind::Interleaved: return Layout::Interleaved;
     case Kind::Zbv:
+    case Kind::VHalf:
+    case Kind::VMin:
     case Kind::DualPipeV: return Layout::V;
     case Kind::DualPipe: return Layout::Dual;
     default: return Layout::Linear;
@@ -215,8 +217,10 @@ void dualOrder(Kind kind, const PipelineInput& in, int s, std::vector<Step>& ord
 
 }  // namespace
 
-std::vector<std::vector<Step>> stageOrders(Kind kind, const PipelineInput& in) {
-    std::vector<std::vector<Step>> orders(std::size_t(in.stages));
+std::shared_ptr<const StageOrders> stageOrders(Kind kind, const PipelineInput& in) {
+    if (kind == Kind::VHalf || kind == Kind::VMin) return controllableMemoryOrders(kind == Kind::VHalf, in.stages, in.microBatches);
+    auto built = std::make_shared<StageOrders>(std::size_t(in.stages));
+    StageOrders& orders = *built;
     for (int s = 0; s < in.stages; ++s) {
         auto& order = orders[std::size_t(s)];
         switch (kind) {
@@ -228,9 +232,11 @@ std::vector<std::vector<Step>> stageOrders(Kind kind, const PipelineInput& in) {
         case Kind::DualPipe:
         case Kind::DualPipeV: dualOrder(kind, in, s, order); break;
         case Kind::SeqPipe: seqPipeOrder(in, s, order); break;
+        case Kind::VHalf:
+        case Kind::VMin: break;  // (above)
         }
     }
-    return orders;
+    return built;
 }
 
 }  // namespace tessera::core::pipeline_detail

@@ -2,13 +2,14 @@
 // The order in which each stage runs its work, per schedule (schedule.h says where
 // each order comes from). Internal to core/pipeline: the simulation walks these
 // orders, the tests read them through simulatePipeline's events.
+#include <memory>
 #include <vector>
 
 #include "pipeline/schedule.h"
 
 namespace tessera::core::pipeline_detail {
 
-enum class Kind { Gpipe, OneFOneB, Interleaved, ZbH1, Zbv, DualPipe, DualPipeV, SeqPipe };
+enum class Kind { Gpipe, OneFOneB, Interleaved, ZbH1, Zbv, DualPipe, DualPipeV, SeqPipe, VHalf, VMin };
 
 // How a micro-batch walks the (stage, chunk) slots:
 //   Linear       stage 0, 1, .., p-1 (one chunk)
@@ -35,6 +36,11 @@ struct Step {
     bool paired = false;
 };
 
-std::vector<std::vector<Step>> stageOrders(Kind kind, const PipelineInput& in);
+// Shared: V-Half's and V-Min's orders are built once per shape and kept.
+using StageOrders = std::vector<std::vector<Step>>;
+std::shared_ptr<const StageOrders> stageOrders(Kind kind, const PipelineInput& in);
+
+// V-Half (half) and V-Min, every stage's order (controllable.cpp).
+std::shared_ptr<const StageOrders> controllableMemoryOrders(bool half, int p, int m);
 
 }  // namespace tessera::core::pipeline_detail

@@ -30,8 +30,8 @@ std::string str(int n) { return std::to_string(n); }
 }
 
 Kind kindOf(const std::string& name) {
-    static constexpr Kind kinds[] = {Kind::Gpipe, Kind::OneFOneB, Kind::Interleaved, Kind::ZbH1,
-                                     Kind::Zbv,   Kind::DualPipe, Kind::DualPipeV,   Kind::SeqPipe};
+    static constexpr Kind kinds[] = {Kind::Gpipe,    Kind::OneFOneB,  Kind::Interleaved, Kind::ZbH1,  Kind::Zbv,
+                                     Kind::DualPipe, Kind::DualPipeV, Kind::SeqPipe,     Kind::VHalf, Kind::VMin};
     static_assert(std::size(kinds) == std::size(kScheduleNames));
     for (std::size_t i = 0; i < std::size(kinds); ++i)
         if (name == kScheduleNames[i]) return kinds[i];
@@ -136,6 +136,8 @@ Schedule scheduleOf(Kind kind) {
     case Kind::DualPipe: return Schedule::DualPipe;
     case Kind::DualPipeV: return Schedule::DualPipeV;
     case Kind::SeqPipe: return Schedule::SeqPipe;
+    case Kind::VHalf: return Schedule::VHalf;
+    case Kind::VMin: return Schedule::VMin;
     }
     return Schedule::OneFOneB;
 }
@@ -147,12 +149,16 @@ PipelineResult simulatePipeline(const PipelineInput& in) {
     // Under seqpipe the units the orders walk are sequence parts, n per micro-batch.
     const int n = kind == Kind::SeqPipe ? in.seqSplit : 1;
     const int p = in.stages, v = in.chunks, m = in.microBatches * n;
-    const auto orders = pipeline_detail::stageOrders(kind, in);
+    const auto shared = pipeline_detail::stageOrders(kind, in);
+    const pipeline_detail::StageOrders& orders = *shared;
     const Path path{pipeline_detail::layoutOf(kind), p, v};
 
     // End times per (phase, stage, chunk, micro-batch); negative = not run yet.
     const std::size_t cells = std::size_t(p) * v * m;
-    std::vector<double> ends(3 * cells, -1.0);
+    // Kept between calls on this thread: a search simulates thousands of schedules, and
+    // fresh buffers of a long pipeline cost more in page faults than the walk itself.
+    thread_local std::vector<double> ends;
+    ends.assign(3 * cells, -1.0);
     auto endOf = [&](Phase ph, int s, int c, int mb) -> double& {
         return ends[std::size_t(ph) * cells + (std::size_t(s) * v + c) * m + mb];
     };
@@ -191,7 +197,9 @@ PipelineResult simulatePipeline(const PipelineInput& in) {
 
     // Each stage advances as far as its inputs allow; sweep until nothing moves.
     // Start times depend only on the data, not on the sweep order.
-    std::vector<std::vector<PipelineEvent>> timeline(static_cast<std::size_t>(p));
+    thread_local std::vector<std::vector<PipelineEvent>> timeline;
+    timeline.resize(std::size_t(p));
+    for (int s = 0; s < p; ++s) timeline[std::size_t(s)].clear();
     std::vector<std::size_t> next(std::size_t(p), 0);
     std::vector<double> freeAt(std::size_t(p), 0.0);
     for (bool moved = true; moved;) {
@@ -261,7 +269,7 @@ PipelineResult simulatePipeline(const PipelineInput& in) {
         auto stash = [&](int c) { return bytes && !in.weightGradBytes.empty() ? in.weightGradBytes[std::size_t(s)][std::size_t(c)] : 0.0; };
         auto& points = r.memory[std::size_t(s)];
         auto note = [&](double t) {
-            points.push_back({t, total, waiting});
+            if (in.keepEvents) points.push_back({t, total, waiting});
             if (bytes) r.peakBytes[std::size_t(s)] = std::max(r.peakBytes[std::size_t(s)], heldBytes + waitingBytes);
         };
         // The stage is sequential, so walking its events in order is walking time: a
@@ -291,7 +299,7 @@ PipelineResult simulatePipeline(const PipelineInput& in) {
             }
         }
         sumBusy += r.busy[std::size_t(s)];
-        r.events.insert(r.events.end(), timeline[std::size_t(s)].begin(), timeline[std::size_t(s)].end());
+        if (in.keepEvents) r.events.insert(r.events.end(), timeline[std::size_t(s)].begin(), timeline[std::size_t(s)].end());
     }
     r.bubbleFraction = r.makespan > 0 ? 1.0 - sumBusy / (p * r.makespan) : 0.0;
     return r;
@@ -333,7 +341,7 @@ double closedFormMakespan(const PipelineInput& in) {
             }
         return pipelineMakespanDual(shape, devices.data(), p);
     }
-    if (kind == Kind::Zbv) return simulatePipeline(in).makespan;  // no closed form (schedule.h)
+    if (layoutOf(kind) == Layout::V) return simulatePipeline(in).makespan;  // no closed form (schedule.h)
     // The drain, as a longest path: the first micro-batch's gradient comes down to
     // the slowest stage b, which then works through the other m-1 (each costing its
     // whole per-micro-batch time `load`), and the last one's gradient comes down to

@@ -118,11 +118,14 @@ struct PipelineInput {
     // over the m·n parts with n - 1 more warm-up forwards (the zero-bubble repository's
     // scheduler/seq1f1b.py). Then `times` and `keptBytes` are per part.
     int seqSplit = 1;
+    // false: only the makespan, busy times and peaks are wanted (the cost model's call,
+    // once per priced candidate): no event list and no memory points are kept.
+    bool keepEvents = true;
 };
 
 // The schedules simulatePipeline runs, as exec.pp_schedule spells them.
-inline constexpr const char* kScheduleNames[] = {"gpipe", "1f1b",     "interleaved", "zb-h1",
-                                                  "zbv",   "dualpipe", "dualpipev",   "seqpipe"};
+inline constexpr const char* kScheduleNames[] = {"gpipe", "1f1b",     "interleaved", "zb-h1",  "zbv",
+                                                  "dualpipe", "dualpipev", "seqpipe", "v-half", "v-min"};
 
 // One stage's memory at one moment: chunk-forwards held and weight gradients waiting.
 struct MemoryPoint {

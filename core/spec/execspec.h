@@ -17,8 +17,8 @@
 namespace tessera::core {
 
 // Priced pipeline schedules (core/pipeline/schedule.h says where each comes from).
-inline constexpr std::string_view kPipelineSchedules[] = {"1f1b", "interleaved", "gpipe",     "zb-h1",
-                                                          "zbv",  "dualpipe",    "dualpipev", "seqpipe"};
+inline constexpr std::string_view kPipelineSchedules[] = {"1f1b",      "interleaved", "gpipe",   "zb-h1",  "zbv",
+                                                          "dualpipe",  "dualpipev",   "seqpipe", "v-half", "v-min"};
 inline constexpr std::string_view kSelectiveRules[] = {"hyperparallel", "mindformers", "megatron"};
 inline constexpr std::string_view kRecomputeOptions[] = {"none", "full", "selective"};
 // The ops a selective range keeps or recomputes (seed RECOMPUTE_OPS); attUp is an

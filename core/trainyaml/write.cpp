@@ -192,8 +192,10 @@ std::string trainYaml(const ResolvedScenario& r, const Value* original) {
     if (*e.vpp > 1) put(acc, "pp_interleave_num", Value::integer(*e.vpp));
     else acc.erase("pp_interleave_num");
     // HyperParallel's schedulers are 1f1b (interleaved with pp_interleave_num), gpipe,
-    // seqpipe, seqsmartvpp and zero_bubble_v (zbv): zb-h1, dualpipe and dualpipev have no spelling there.
-    if (*e.pp_schedule == "zb-h1" || *e.pp_schedule == "dualpipe" || *e.pp_schedule == "dualpipev")
+    // seqpipe, seqsmartvpp and zero_bubble_v (zbv): zb-h1, dualpipe, dualpipev, v-half and
+    // v-min have no spelling there.
+    if (*e.pp_schedule == "zb-h1" || *e.pp_schedule == "dualpipe" || *e.pp_schedule == "dualpipev" ||
+        *e.pp_schedule == "v-half" || *e.pp_schedule == "v-min")
         throw SpecError(Diagnostic{r.scenario.markOf("exec.pp_schedule"), "exec.pp_schedule",
                                    "HyperParallel's accelerator.pipeline_scheduler has no " + *e.pp_schedule +
                                    " (its schedulers are 1f1b, gpipe, seqpipe, seqsmartvpp and zero_bubble_v), so this "

@@ -17,8 +17,8 @@ std::string allAuto(const std::string& head, int gbs, const std::string& schedul
 }
 
 // One schedule list, one thread: the cost per priced candidate.
-void perSchedule(const char* name, const std::string& head, const char* schedules) {
-    const int gbs = head.find("mixtral") != std::string::npos ? 1024 : 15360;
+void perSchedule(const char* name, const std::string& head, const char* schedules, int gbs = 0) {
+    if (gbs == 0) gbs = head.find("mixtral") != std::string::npos ? 1024 : 15360;
     const SearchSetup setup = searchSetup(parseScenario(allAuto(head, gbs, schedules), "bench", Format::Yaml, ""));
     SearchOptions options;
     options.threads = 1;
@@ -70,6 +70,10 @@ private slots:
         perSchedule("Mixtral 8x7B on 256 H100", mixtral + "}\n", "[interleaved]");
         perSchedule("Mixtral 8x7B on 256 H100, all-to-all overlapped", mixtral + ", overlap_moe_expert_parallel_comm: true}\n",
                     "[interleaved]");
+        // The V schedules, where 80 layers split over 2·pp chunks: zbv, and V-Half / V-Min,
+        // whose orders are built once per (pp, micro-batches) and kept (controllable.cpp).
+        const std::string llama = "model: llama3-70b\ncluster: {device: h100-sxm, devices: 512}\nexec: {seq_length: 8192}\n";
+        for (const char* schedule : {"[zbv]", "[v-half]", "[v-min]"}) perSchedule("Llama-3 70B on 512 H100", llama, schedule, 1024);
     }
     void llama405bOn16384H100() {
         measure("Llama-3 405B on 16,384 H100", allAuto("model: llama3-405b\ncluster: {device: h100-sxm, devices: 16384}\n"

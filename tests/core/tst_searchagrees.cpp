@@ -104,7 +104,7 @@ private slots:
         QTest::addColumn<QString>("yaml");
         QTest::addColumn<int>("least");  // candidates the space must hold
         // Llama-3 70B on 64 H100: interleaving, context parallelism, TP overlap (which
-        // needs sequence parallelism) and a listed dp. 20,160 candidates.
+        // needs sequence parallelism), a listed dp, every schedule. 67,200 candidates.
         QTest::newRow("dense, interleaved") << QString(
             "model: llama3-70b\ncluster: {device: h100-sxm, devices: 64}\n"
             "exec: {seq_length: 8192, tp_comm_overlap: true}\n"

@@ -213,20 +213,22 @@ private slots:
         }
     }
 
-    // ZB-H1 and DualPipe are priced but HyperParallel cannot run them: refused by name,
+    // ZB-H1, DualPipe and V-Half / V-Min are priced but HyperParallel cannot run them: refused by name,
     // not written as the 1f1b run the file would read back as.
     void scheduleWithoutSpellingIsRefused_data() {
         QTest::addColumn<QString>("schedule");
         QTest::newRow("zb-h1") << "zb-h1";
         QTest::newRow("dualpipe") << "dualpipe";
         QTest::newRow("dualpipev") << "dualpipev";
+        QTest::newRow("v-half") << "v-half";
+        QTest::newRow("v-min") << "v-min";
         QTest::newRow("seqpipe") << "seqpipe";
     }
     void scheduleWithoutSpellingIsRefused() {
         QFETCH(QString, schedule);
         Scenario s = presetScenario("llama3-70b-h100x64");
         s.exec.pp_schedule = schedule.toStdString();
-        s.exec.vpp = schedule == "dualpipev" ? 2 : 1;
+        s.exec.vpp = schedule == "dualpipev" || schedule.startsWith("v-") ? 2 : 1;
         const ResolvedScenario r = resolve(s);
         try {
             trainYaml(r, nullptr);
