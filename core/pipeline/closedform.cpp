@@ -37,6 +37,10 @@ std::int64_t inFlightChunkForwards(const PipelineShape& sh, int stage, int chunk
         const std::int64_t cycles = held / (p * v), rest = held % (p * v);
         return cycles * p + std::clamp<std::int64_t>(rest - chunk * p, 0, p);
     }
+    // V-Half and V-Min are priced from their simulation, never from this form: ZB-V's
+    // counts bound theirs (p + 2 and about 2p/3 chunk-forwards against 2p, tst_controllable).
+    case Schedule::VHalf:
+    case Schedule::VMin:
     case Schedule::Zbv: return chunk == 0 ? 2 * p - 1 - stage : stage + 1;
     case Schedule::DualPipe: return chunk == 0 ? p - stage : stage + 1;
     case Schedule::DualPipeV: return chunk == 0 ? 2 * p - stage : stage + 1;

@@ -54,6 +54,15 @@ inline bool splitsWeightGrad(Schedule s) { return s == Schedule::ZbH1 || s == Sc
 // Priced by simulating the schedule: no closed form here is exact for them (dualpipe's
 // drifts once stages differ, the V schedules have none).
 inline bool pricedBySimulation(Schedule s) { return s == Schedule::DualPipe || isVShape(s); }
+// A price by simulation walks every event: F, B and W of each micro-batch on each chunk
+// of each stage. Past this many, resolve, the search and the simulator refuse the
+// strategy rather than let one estimate take gigabytes and seconds; the runs people
+// plan are far below it (DeepSeek-V3 under DualPipe, pp 16, 480 micro-batches: 46,080;
+// GPT-3 175B under zbv at pp 64 and 1,536 micro-batches: 589,824).
+inline constexpr std::int64_t kMaxPricedEvents = std::int64_t{1} << 22;
+inline std::int64_t simulatedEvents(std::int64_t stages, std::int64_t chunks, std::int64_t microBatches) {
+    return 3 * stages * chunks * microBatches;
+}
 // The planner's model: one stage per device with the 1F1B family's in-flight counts.
 inline bool plannerBalances(Schedule s) { return s == Schedule::OneFOneB || s == Schedule::Interleaved || s == Schedule::GPipe; }
 

@@ -146,6 +146,9 @@ Schedule scheduleOf(Kind kind) {
 
 PipelineResult simulatePipeline(const PipelineInput& in) {
     const Kind kind = validate(in);
+    if (kind != Kind::SeqPipe && simulatedEvents(in.stages, in.chunks, in.microBatches) > kMaxPricedEvents)
+        refuse("pipeline.microBatches: at most " + std::to_string(kMaxPricedEvents) + " events (3 a micro-batch, chunk and " +
+               "stage) are simulated, got " + std::to_string(simulatedEvents(in.stages, in.chunks, in.microBatches)));
     // Under seqpipe the units the orders walk are sequence parts, n per micro-batch.
     const int n = kind == Kind::SeqPipe ? in.seqSplit : 1;
     const int p = in.stages, v = in.chunks, m = in.microBatches * n;

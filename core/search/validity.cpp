@@ -27,6 +27,7 @@ std::string refusalText(Refusal r) {
     case Refusal::SeqSplitSchedule: return "seq_split > 1 needs the seqpipe schedule";
     case Refusal::SeqPipeWithoutSplit: return "seqpipe with seq_split 1 is 1f1b (the same strategy)";
     case Refusal::SeqPartContext: return "a seqpipe sequence part is not a multiple of 2·cp";
+    case Refusal::SimulationTooLong: return "a schedule priced by simulation with more events than are simulated";
     case Refusal::LayersNotSplit: return "the layers do not split evenly over pp·vpp";
     case Refusal::LayersFewerThanChunks: return "fewer layers than pp·vpp chunks to place them on";
     case Refusal::BatchNotDivided: return "the global batch is not a multiple of micro_batch_size·dp";
@@ -165,6 +166,13 @@ Refusal Validity::check(const std::size_t* d, Candidate& c) const {
         return Refusal::DualPipeShape;
     if ((c.schedule == Schedule::Zbv && c.mbn < 2 * c.pp - 1) || (c.schedule == Schedule::DualPipeV && c.mbn < 2 * c.pp))
         return Refusal::VShapeMicroBatches;
+    {
+        const bool paired = m_expertOverlap && m_experts > 1 && c.ep > 1 &&
+                            (c.schedule == Schedule::OneFOneB || c.schedule == Schedule::Interleaved);
+        const std::int64_t chunks = c.schedule == Schedule::DualPipe || isVShape(c.schedule) ? 2 : c.vpp;
+        if ((pricedBySimulation(c.schedule) || paired) && simulatedEvents(c.pp, chunks, c.mbn) > kMaxPricedEvents)
+            return Refusal::SimulationTooLong;
+    }
     if (m_seqSplit > 1 && c.schedule != Schedule::SeqPipe) return Refusal::SeqSplitSchedule;
     if (c.schedule == Schedule::SeqPipe && c.cp > 1 && m_ringCp && (m_seq / m_seqSplit) % (2 * c.cp) != 0)
         return Refusal::SeqPartContext;

@@ -67,6 +67,7 @@ enum class Refusal : std::uint8_t {
     SeqSplitSchedule,
     SeqPipeWithoutSplit,
     SeqPartContext,
+    SimulationTooLong,
     Count
 };
 inline constexpr std::size_t kRefusalReasons = std::size_t(Refusal::Count);

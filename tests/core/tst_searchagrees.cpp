@@ -190,6 +190,14 @@ private slots:
             "search:\n  space: {tp: auto, pp: [4, 8], vpp: [1, 2], pp_schedule: [1f1b, interleaved], micro_batch_size: [1, 2],\n"
             "          recompute: [none, full]}\n"
             "  constraints: {global_batch_size: 128}\n") << 0;
+        // A global batch so large that a simulated schedule's events pass what is
+        // simulated at one micro-batch size and not at the other: refused by both
+        // alike, while the closed-form 1f1b prices it either way.
+        QTest::newRow("too long to simulate") << QString(
+            "model: llama3-8b\ncluster: {device: a100-80gb, devices: 32}\n"
+            "exec: {seq_length: 4096}\n"
+            "search:\n  space: {tp: [1, 2], pp: [4, 8], vpp: [1, 2], micro_batch_size: [1, 256], pp_schedule: [1f1b, zbv, v-half]}\n"
+            "  constraints: {global_batch_size: 2097152}\n") << 48;
         // Planned inside every candidate: the layers per stage (pp_partition: auto, which
         // lets 30 layers go on 4 or 8 stages) and each layer's option (per_layer), at a
         // limit that makes the plan choose; each candidate's exec states its plan.
