@@ -60,7 +60,7 @@ Summary evaluateSimulated(const CostInput& in, const std::vector<SimulatedStage>
     const Strategy& st = in.strategy;
     const int p = int(st.pp), m = int(st.mbn);
     const bool mirrored = st.schedule == Schedule::DualPipe, paired = pairsExpertComm(in);
-    const int chunks = mirrored || isVShape(st.schedule) ? 2 : int(st.vpp);
+    const int chunks = int(simulatedChunks(st.schedule, st.vpp));
     PipelineInput pipe;
     pipe.schedule = scheduleName(st.schedule), pipe.stages = p, pipe.chunks = chunks, pipe.microBatches = m;
     pipe.pairSteadyState = paired;
@@ -306,6 +306,6 @@ bool pairsExpertComm(const CostInput& in) {
            (s == Schedule::OneFOneB || s == Schedule::Interleaved);
 }
 
-bool simulatedPrice(const CostInput& in) { return pricedBySimulation(in.strategy.schedule) || pairsExpertComm(in); }
+bool simulatedPrice(const CostInput& in) { return simulatedToPrice(in.strategy.schedule, pairsExpertComm(in)); }
 
 }  // namespace tessera::core

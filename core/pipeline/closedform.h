@@ -63,6 +63,17 @@ inline constexpr std::int64_t kMaxPricedEvents = std::int64_t{1} << 22;
 inline std::int64_t simulatedEvents(std::int64_t stages, std::int64_t chunks, std::int64_t microBatches) {
     return 3 * stages * chunks * microBatches;
 }
+// What the cost model simulates to price a strategy (estimate.cpp): the schedules above,
+// and 1f1b or interleaved whose steady state pairs micro-batches to hide the expert
+// all-to-all (overlap_moe_expert_parallel_comm on an MoE model with ep > 1); and how many
+// chunks a stage runs there (dualpipe's two directions, a V's two chunks, else vpp).
+inline bool simulatedToPrice(Schedule s, bool pairsExpertComm) {
+    return pricedBySimulation(s) || (pairsExpertComm && (s == Schedule::OneFOneB || s == Schedule::Interleaved));
+}
+inline std::int64_t simulatedChunks(Schedule s, std::int64_t vpp) { return s == Schedule::DualPipe || isVShape(s) ? 2 : vpp; }
+inline bool tooLongToSimulate(Schedule s, bool pairsExpertComm, std::int64_t stages, std::int64_t vpp, std::int64_t microBatches) {
+    return simulatedToPrice(s, pairsExpertComm) && simulatedEvents(stages, simulatedChunks(s, vpp), microBatches) > kMaxPricedEvents;
+}
 // The planner's model: one stage per device with the 1F1B family's in-flight counts.
 inline bool plannerBalances(Schedule s) { return s == Schedule::OneFOneB || s == Schedule::Interleaved || s == Schedule::GPipe; }
 

@@ -247,14 +247,13 @@ void Resolver::resolveExecStrategy() {
                                                              ? " (whose F&B pairs overlap the all-to-all by construction)" : ""));
     {  // what a price by simulation would walk (closedform.h)
         const Schedule schedule = scheduleNamed(*e.pp_schedule);
-        const bool paired = *e.overlap_moe_expert_parallel_comm && isMoe(m) && ep > 1 &&
-                            (schedule == Schedule::OneFOneB || schedule == Schedule::Interleaved);
-        const std::int64_t chunks = schedule == Schedule::DualPipe || isVShape(schedule) ? 2 : vpp;
-        if (mbn && (pricedBySimulation(schedule) || paired) && simulatedEvents(pp, chunks, *mbn) > kMaxPricedEvents)
+        const bool paired = *e.overlap_moe_expert_parallel_comm && isMoe(m) && ep > 1 && !pricedBySimulation(schedule);
+        if (mbn && tooLongToSimulate(schedule, paired, pp, vpp, *mbn))
             refuse("exec.micro_batch_num", *e.pp_schedule + (paired ? " with overlap_moe_expert_parallel_comm" : "") +
                                                " is priced by simulating the schedule, 3 events a micro-batch, chunk and "
                                                "stage: at most " + num(kMaxPricedEvents) + ", got " +
-                                               num(simulatedEvents(pp, chunks, *mbn)) + " (" + num(*mbn) + " micro-batches)");
+                                               num(simulatedEvents(pp, simulatedChunks(schedule, vpp), *mbn)) + " (" +
+                                               num(*mbn) + " micro-batches)");
     }
     if (e.offset && e.pp_partition) refuse("exec.offset", "state offset or pp_partition, not both");
     const std::int64_t mtp = m.mtp_depth.value_or(0);

@@ -166,13 +166,8 @@ Refusal Validity::check(const std::size_t* d, Candidate& c) const {
         return Refusal::DualPipeShape;
     if ((c.schedule == Schedule::Zbv && c.mbn < 2 * c.pp - 1) || (c.schedule == Schedule::DualPipeV && c.mbn < 2 * c.pp))
         return Refusal::VShapeMicroBatches;
-    {
-        const bool paired = m_expertOverlap && m_experts > 1 && c.ep > 1 &&
-                            (c.schedule == Schedule::OneFOneB || c.schedule == Schedule::Interleaved);
-        const std::int64_t chunks = c.schedule == Schedule::DualPipe || isVShape(c.schedule) ? 2 : c.vpp;
-        if ((pricedBySimulation(c.schedule) || paired) && simulatedEvents(c.pp, chunks, c.mbn) > kMaxPricedEvents)
-            return Refusal::SimulationTooLong;
-    }
+    if (tooLongToSimulate(c.schedule, m_expertOverlap && m_experts > 1 && c.ep > 1, c.pp, c.vpp, c.mbn))
+        return Refusal::SimulationTooLong;
     if (m_seqSplit > 1 && c.schedule != Schedule::SeqPipe) return Refusal::SeqSplitSchedule;
     if (c.schedule == Schedule::SeqPipe && c.cp > 1 && m_ringCp && (m_seq / m_seqSplit) % (2 * c.cp) != 0)
         return Refusal::SeqPartContext;
