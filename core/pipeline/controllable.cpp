@@ -19,6 +19,7 @@
 // Only the order leaves this file: the simulation times it on the stages' real F, B, W.
 #include <algorithm>
 #include <array>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -290,19 +291,48 @@ StageOrders build(bool half, int p, int m) {
 }  // namespace
 
 // The order depends on (schedule, p, m) alone, and a search asks for the same few
-// shapes many times: built once each.
+// shapes many times: built once each, and kept while they hold at most kKeptSteps steps
+// in all (an order is p·6m steps of some 36 bytes: at p 64 and m 1,536, 21 MB), the
+// oldest let go first. An order larger than that alone is built and not kept.
+namespace {
+constexpr std::size_t kKeptSteps = kKeptControllableSteps;
+std::mutex lock;
+std::size_t steps = 0;  // what `built` holds, under `lock`
+std::size_t stepsOf(const StageOrders& orders) {
+    std::size_t n = 0;
+    for (const auto& o : orders) n += o.size();
+    return n;
+}
+}  // namespace
+
 std::shared_ptr<const StageOrders> controllableMemoryOrders(bool half, int p, int m) {
-    static std::mutex lock;
-    static std::map<std::tuple<bool, int, int>, std::shared_ptr<const StageOrders>> built;
-    const auto key = std::make_tuple(half, p, m);
+    using Key = std::tuple<bool, int, int>;
+    static std::map<Key, std::shared_ptr<const StageOrders>> built;
+    static std::deque<Key> age;  // oldest first
+    const Key key = std::make_tuple(half, p, m);
     {
         std::lock_guard<std::mutex> guard(lock);
         if (auto it = built.find(key); it != built.end()) return it->second;
     }
     auto orders = std::make_shared<const StageOrders>(build(half, p, m));  // (outside the lock: another thread may build it too)
+    const std::size_t size = stepsOf(*orders);
+    if (size > kKeptSteps) return orders;
     std::lock_guard<std::mutex> guard(lock);
-    if (built.size() > 4096) built.clear();  // a bound on what a long session keeps
+    if (auto it = built.find(key); it != built.end()) return it->second;
+    while (steps + size > kKeptSteps && !age.empty()) {
+        auto old = built.find(age.front());
+        steps -= stepsOf(*old->second);
+        built.erase(old);
+        age.pop_front();
+    }
+    steps += size;
+    age.push_back(key);
     return built.emplace(key, std::move(orders)).first->second;
+}
+
+std::size_t controllableStepsKept() {
+    std::lock_guard<std::mutex> guard(lock);
+    return steps;
 }
 
 }  // namespace tessera::core::pipeline_detail

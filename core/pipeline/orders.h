@@ -42,5 +42,8 @@ std::shared_ptr<const StageOrders> stageOrders(Kind kind, const PipelineInput& i
 
 // V-Half (half) and V-Min, every stage's order (controllable.cpp).
 std::shared_ptr<const StageOrders> controllableMemoryOrders(bool half, int p, int m);
+// The steps of the orders it keeps, and the most it keeps (the oldest are let go first).
+std::size_t controllableStepsKept();
+inline constexpr std::size_t kKeptControllableSteps = std::size_t{1} << 22;  // about 150 MB
 
 }  // namespace tessera::core::pipeline_detail

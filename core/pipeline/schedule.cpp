@@ -144,6 +144,11 @@ Schedule scheduleOf(Kind kind) {
 
 }  // namespace
 
+// What a thread keeps of its simulation buffers between calls (schedule.cpp): room for
+// GPT-3 175B at pp 64 under zbv with 1,536 micro-batches (589,824 events) and more.
+constexpr std::size_t kKeptEnds = std::size_t{1} << 20;    // 8 MiB of end times
+constexpr std::size_t kKeptEvents = std::size_t{1} << 20;  // events in the timeline
+
 PipelineResult simulatePipeline(const PipelineInput& in) {
     const Kind kind = validate(in);
     if (kind != Kind::SeqPipe && simulatedEvents(in.stages, in.chunks, in.microBatches) > kMaxPricedEvents)
@@ -305,6 +310,13 @@ PipelineResult simulatePipeline(const PipelineInput& in) {
         if (in.keepEvents) r.events.insert(r.events.end(), timeline[std::size_t(s)].begin(), timeline[std::size_t(s)].end());
     }
     r.bubbleFraction = r.makespan > 0 ? 1.0 - sumBusy / (p * r.makespan) : 0.0;
+    // The reused buffers keep a search's usual sizes, not the largest this thread ever
+    // simulated: after a call far above them (up to kMaxPricedEvents events, hundreds of
+    // MB) they are given back rather than held until the thread exits.
+    if (ends.capacity() > kKeptEnds) std::vector<double>().swap(ends);
+    std::size_t held = 0;
+    for (const auto& t : timeline) held += t.capacity();
+    if (held > kKeptEvents) std::vector<std::vector<PipelineEvent>>().swap(timeline);
     return r;
 }
 

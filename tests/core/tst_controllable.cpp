@@ -9,6 +9,7 @@
 
 #include "costhelpers.h"
 #include "model/estimate.h"
+#include "pipeline/orders.h"
 #include "pipeline/schedule.h"
 
 using namespace tessera::core;
@@ -160,6 +161,39 @@ private slots:
         QVERIFY(activations(min) < activations(half));
         QVERIFY(activations(half) < activations(one));
         QVERIFY(half.stepSeconds < one.stepSeconds);
+    }
+
+    // A long search asks for many shapes: what the cache keeps stays within its bound,
+    // the oldest let go, an order larger than the bound alone built and not kept, and a
+    // shape asked again after eviction built again alike.
+    void cacheBoundedBySize() {
+        using namespace pipeline_detail;
+        const auto first = controllableMemoryOrders(true, 16, 2000);
+        const StageOrders kept = *first;
+        std::size_t most = 0;
+        for (int m = 2001; m < 2030; ++m) {  // 29 shapes of 192,000 steps: more than the bound
+            controllableMemoryOrders(m % 2 == 0, 16, m);
+            most = std::max(most, controllableStepsKept());
+        }
+        QVERIFY(most <= kKeptControllableSteps);
+        QVERIFY(most > kKeptControllableSteps / 2);
+        const std::size_t before = controllableStepsKept();
+        const auto huge = controllableMemoryOrders(false, 64, 11000);  // 4,224,000 steps, over the bound alone
+        std::size_t hugeSteps = 0;
+        for (const auto& o : *huge) hugeSteps += o.size();
+        QVERIFY(hugeSteps > kKeptControllableSteps);
+        QCOMPARE(controllableStepsKept(), before);
+        const auto again = controllableMemoryOrders(true, 16, 2000);  // evicted by now: built again
+        QVERIFY(again.get() != first.get());
+        QCOMPARE(again->size(), kept.size());
+        for (std::size_t s = 0; s < kept.size(); ++s) {
+            QCOMPARE((*again)[s].size(), kept[s].size());
+            for (std::size_t i = 0; i < kept[s].size(); ++i) {
+                QCOMPARE((*again)[s][i].op.microBatch, kept[s][i].op.microBatch);
+                QCOMPARE((*again)[s][i].op.chunk, kept[s][i].op.chunk);
+                QCOMPARE(int((*again)[s][i].op.phase), int(kept[s][i].op.phase));
+            }
+        }
     }
 };
 
