@@ -82,6 +82,45 @@ inline constexpr double kTpOverlapUserBuffers = 0.875;
 // it (the seed's dp share, NDC/_cost_model_variables.py). Fitted on those rows until
 // the network model (issue 15) says where the difference goes.
 inline constexpr double kParamGatherOverlap = 0.9;
+// --- FP8 ---------------------------------------------------------------------------
+
+// What runs in FP8 (layercost.h): the linear layers' three GEMMs (forward, input and
+// weight gradient), as Transformer Engine's Linear / LayerNormLinear / GroupedLinear run
+// them under fp8_autocast; the attention core unless exec.fp8_attention, the router,
+// norms, embedding and output layer stay in BF16 (Megatron-LM builds the output layer
+// and router outside Transformer Engine; DeepSeek-V3 report §3.3.1 keeps the same set
+// in BF16/FP32).
+// Each FP8 GEMM operand is quantised from BF16 by a memory-bound kernel that writes it
+// twice: row-wise for its own GEMM and column-wise (transposed) for the other pass,
+// because Hopper's FP8 tensor cores take the TN layout only (cuBLASLt documentation,
+// "FP8 ... requires TN"; Transformer Engine's fused cast_transpose). So a cast reads
+// the compute-dtype tensor once and writes two bytes per element.
+inline constexpr double kFp8CastWrittenBytes = 2;
+// Current scaling (tensorwise) and blockwise's re-quantisation of the transposed tiles
+// read the tensor once more (an amax pass before the cast; DeepSeek-V3 §3.3.2's 1x128
+// tiles are 128x1 in the transposed copy).
+inline constexpr double kFp8ExtraReads = 1;
+// Transformer Engine keeps FP8 copies of each FP8 weight across the step's micro-batches
+// (Megatron-LM passes is_first_microbatch: the weight is cast once per step), row-wise and
+// column-wise: two bytes per weight element beside the compute-dtype parameter.
+inline constexpr double kFp8WeightCopyBytes = 2;
+// What an FP8 linear layer keeps for its weight gradient: its quantised input, one byte
+// per element (transformer_engine/pytorch/module/linear.py saves the FP8 input; the
+// column-wise copy only, its row-wise usage discarded).
+inline constexpr double kFp8SavedInputBytes = 1;
+// How fast an FP8 GEMM runs. The matmul curve (efficiency.h) is fitted end to end: its
+// ceiling (Hopper 0.645) is below what a large GEMM kernel reaches alone, the rest being
+// time the fit charges per FLOP that is not the kernel's (launch gaps, the stream's other
+// work). That time does not shrink when the kernel runs at twice the peak, so an FP8 GEMM
+// takes its kernel's time at the FP8 peak plus the BF16 curve's overhead unchanged
+// (layercost.cpp fp8MatmulSeconds). The kernels' own shares of their peaks on Hopper:
+// BF16 0.79 (OpenXLA's measured sm_90 table, xla/service/gpu/model/
+// matmul_interpolator_data.h: 4096x4096x4096 BF16 at 783 TFLOP/s of 989.4); FP8 0.77
+// (TileLang's H800 FP8 benchmark, benchmark/matmul_fp8/README.md: 8192x8192 at K 8192-16384,
+// 1,507-1,541 of 1,979 TFLOP/s; DeepGEMM's README: up to 1,550 TFLOP/s on H800).
+inline constexpr double kBf16KernelShare = 0.79;
+inline constexpr double kFp8KernelShare = 0.77;
+
 inline constexpr double kCpOverlap = 1.0;      // of the attention core it runs beside
 inline constexpr double kEpOverlap = 0.0;
 

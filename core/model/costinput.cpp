@@ -125,7 +125,12 @@ CostInput runCostInput(const ResolvedScenario& r) {
     DeviceInfo& dev = in.device;
     dev.name = *d.name;
     dev.memory = *d.memory;
-    dev.peakFlops = d.peak_tflops->at(*e.compute_dtype) * 1e12;
+    if (*e.compute_dtype == "fp8") {
+        dev.peakFlops = d.peak_tflops->at("bf16") * 1e12;
+        dev.fp8PeakFlops = d.peak_tflops->at(*e.fp8_recipe == "mxfp8" ? "mxfp8" : "fp8") * 1e12;
+    } else {
+        dev.peakFlops = d.peak_tflops->at(*e.compute_dtype) * 1e12;
+    }
     dev.hbmBytesPerSecond = *d.hbm_bandwidth_gbps * 1e9;
     dev.intraBytesPerSecond = *d.intra_node_bandwidth_gbps * 1e9;
     dev.interBytesPerSecond = *d.inter_node_bandwidth_gbps * 1e9;
@@ -170,6 +175,12 @@ CostInput runCostInput(const ResolvedScenario& r) {
     run.overlapExpertComm = *e.overlap_moe_expert_parallel_comm;
     run.twoStepDispatch = *e.moe_enable_deepep;
     run.seqSplit = e.seq_split.value_or(1);
+    if (*e.compute_dtype == "fp8") {
+        const std::string& recipe = *e.fp8_recipe;
+        run.fp8 = recipe == "tensorwise" ? Fp8Recipe::Tensorwise : recipe == "blockwise" ? Fp8Recipe::Blockwise
+                : recipe == "mxfp8"      ? Fp8Recipe::Mxfp8      : Fp8Recipe::Delayed;
+    }
+    run.fp8Attention = *e.fp8_attention;
     Strategy& st = in.strategy;
     for (std::size_t i = 0; i < st.rankOrder.size(); ++i) {
         const std::string& dim = (*r.scenario.cluster.rank_order)[i];

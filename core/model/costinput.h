@@ -18,6 +18,8 @@
 namespace tessera::core {
 
 enum class CpAlgorithm : std::uint8_t { Ring, AllToAll, Hybrid };
+// exec.fp8_recipe (Off: compute_dtype is not fp8).
+enum class Fp8Recipe : std::uint8_t { Off, Delayed, Tensorwise, Blockwise, Mxfp8 };
 enum class RankDim : std::uint8_t { Tp, Cp, Ep, Dp, Pp };
 
 // Ops whose saved activations recompute can drop. Finer than the seed's eight
@@ -71,7 +73,10 @@ struct ModelShape {
 struct DeviceInfo {
     std::string name;
     Bytes memory = 0;
-    double peakFlops = 0;     // FLOP/s at the compute dtype
+    // FLOP/s of the matmuls that do not run in FP8: at the compute dtype, or under
+    // compute_dtype fp8 at bf16 (attention core, router, output layer).
+    double peakFlops = 0;
+    double fp8PeakFlops = 0;  // FLOP/s of the FP8 linear layers (the recipe's peak); 0 outside FP8
     double hbmBytesPerSecond = 0;
     double intraBytesPerSecond = 0, interBytesPerSecond = 0;
     std::int64_t perNode = 1;
@@ -91,6 +96,8 @@ struct RunSettings {
     bool groupedGemm = true;
     bool twoStepDispatch = false;  // exec.moe_enable_deepep: tokens cross the network once per node (expertcomm.h)
     double capacityFactor = 1;  // the padding without grouped GEMM; 1 with it
+    Fp8Recipe fp8 = Fp8Recipe::Off;  // exec.fp8_recipe under compute_dtype fp8 (layercost.h says what runs in FP8)
+    bool fp8Attention = false;       // exec.fp8_attention
     // TP shards what a fully recomputed layer keeps (recompute_slice_activation, or
     // shard_activations, which shards the output layer's inputs too), without SP.
     bool sliceRecomputeInput = false, shardActivations = false;

@@ -262,7 +262,9 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
         e.expertCommPaired = pairsExpertComm(in);
         e.seqSplit = parts;
         e.modelFlopsPerStep = 3 * modelFlopsForward * double(mbn) * double(st.dp);
-        e.mfu = e.modelFlopsPerStep / (summary.stepSeconds * devices * in.device.peakFlops);
+        // Against the compute dtype's peak: an FP8 run's FP8 peak, though parts of it run in BF16.
+        const double peak = in.device.fp8PeakFlops > 0 ? in.device.fp8PeakFlops : in.device.peakFlops;
+        e.mfu = e.modelFlopsPerStep / (summary.stepSeconds * devices * peak);
         e.tokensPerSecond = double(st.dp * mbn * st.mbs) * s / summary.stepSeconds;
         if (!simulated) {  // (evaluateSimulated fills these from its simulation)
             e.bubbleFraction = makespan > 0 ? (makespan - double(mbn) * maxX) / makespan : 0;

@@ -85,6 +85,18 @@ double matmulSeconds(double flops, const DeviceInfo& d) {
     return flops / (d.peakFlops * matmulEfficiency(d.effMax, d.effHalfGflop, flops));
 }
 
+double fp8MatmulSeconds(double flops, const DeviceInfo& d) {
+    if (flops <= 0) return 0;
+    // The BF16 GEMM's time split into its kernel's (at kBf16KernelShare) and the overhead
+    // the fitted curve adds; the FP8 GEMM runs its kernel at the FP8 peak and keeps that
+    // overhead (coefficients.h). The curve's knee is a fixed cost per GEMM in time
+    // (launch, tail, prologue): at a higher peak it is that much more work.
+    const double x = flops * 1e-9, shape = x / (x + d.effHalfGflop);
+    const double overhead = flops / (d.peakFlops * shape) * std::max(0.0, 1 / d.effMax - 1 / kBf16KernelShare);
+    const double knee = d.effHalfGflop * d.fp8PeakFlops / d.peakFlops;
+    return flops / (d.fp8PeakFlops * kFp8KernelShare * (x / (x + knee))) + overhead;
+}
+
 double tpOverlapShare(const Strategy& s) { return s.tpCommOverlap && s.sp ? kTpOverlapUserBuffers : kTpOverlap; }
 
 double memorySeconds(double bytes, const DeviceInfo& d) { return bytes / (d.hbmBytesPerSecond * kHbmEfficiency); }
@@ -114,6 +126,9 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
     const double s = double(run.seq), T = s * double(st.mbs) / c;
     const double h = double(m.h), a = double(m.a), g = double(m.g), dh = double(m.dh);
     const double Bc = run.computeBytes, Bsm = run.softmaxBytes, Bdo = run.dropoutBytes, Bn = run.normBytes;
+    // FP8 linear layers keep their quantised inputs (Bl bytes) where BF16 ones keep Bc.
+    const bool fp8 = run.fp8 != Fp8Recipe::Off;
+    const double Bl = fp8 ? kFp8SavedInputBytes : Bc;
     auto keep = [&](OpMask op) {
         return cls.mode == RecomputeClass::None || (cls.mode == RecomputeClass::Selective && (cls.keep & op)) ? 1.0 : 0.0;
     };
@@ -130,9 +145,21 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
     double gemmSeconds = 0, elementwise = 0;
     double qkvSeconds = 0;          // the projections that build Q, K, V (recomputed when they are dropped)
     double normBytes = 0, actBytes = 0;  // element-wise traffic of the norms and the MLP activation
-    auto gemm = [&](double flops) {
+    auto gemm = [&](double flops) {  // a GEMM that stays in the high-precision dtype (the router)
         const double seconds = matmulSeconds(flops, dev);
         gemmSeconds += seconds;
+        return seconds;
+    };
+    // A linear layer's GEMM over `rows` tokens, `in` -> `out` features, `weights` of them on
+    // this device; `stored`: the input elements its FP8 cast reads (the sequence-parallel
+    // shard, cast before the all-gather). Under FP8 it runs at the FP8 curve and its input
+    // is quantised in forward, its output gradient in backward, its weight once per step.
+    double castForward = 0, castBackward = 0;  // elements quantised per micro-batch
+    auto linear = [&](double rows, double in, double outWidth, double stored) {
+        const double flops = 2 * rows * in * outWidth;
+        const double seconds = fp8 ? fp8MatmulSeconds(flops, dev) : matmulSeconds(flops, dev);
+        gemmSeconds += seconds;
+        if (fp8) castForward += stored, castBackward += rows * outWidth, out.fp8WeightsDevice += in * outWidth;
         return seconds;
     };
     double modelFlops = 0;  // whole micro-batch, all ranks
@@ -141,7 +168,7 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
     // ---- attention -----------------------------------------------------------------
     double coreFlops = 0, scoreElements = 0, qkvHeadWidth = 0, kvExchangeWidth = 0;
     save(Bn * T * h / spd, kOpNorm);      // input norm's input
-    save(Bc * T * h / spd, 0);            // the QKV matmul's input (sequence-parallel shard)
+    save(Bl * T * h / spd, 0);            // the QKV matmul's input (sequence-parallel shard)
     elementwise += Bc * T * h / spd * 4;  // norm read+write, residual add
     normBytes += Bc * T * h / spd * 2;
     if (kind.attention == AttentionKind::Standard) {
@@ -152,8 +179,8 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
         save(Bc * T * g * dh / t, kOpAttBmm);        // V
         if (m.qkNorm) save(Bn * T * (a + g) * dh / t, kOpNorm);
         if (m.outputGate) save(Bc * T * a * dh / t, 0);
-        qkvSeconds += gemm(2 * T * h * (q + 2 * g * dh) / t);
-        gemm(2 * T * a * dh * h / t);
+        qkvSeconds += linear(T, h, (q + 2 * g * dh) / t, T * h / spd);
+        linear(T, a * dh / t, h, T * a * dh / t);
         modelFlops += 2 * tokens * (h * (q + 2 * g * dh) + a * dh * h);
         coreFlops = 2 * T * s * a * dh / t;  // QK^T + AV = 4·T·s·a·dh, halved for causal
         modelFlops += 2 * tokens * s * a * dh;
@@ -170,13 +197,15 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
         out.paramsReplicated += down + (cq > 0 ? normWidth(m, cq) : 0) + normWidth(m, ckv) +
                                 (m.attnBias ? (cq > 0 ? cq : 0) + ckv + rope + h : 0);
         out.paramsSplit += up + a * v * h;
-        if (cq > 0) save(Bn * T * cq, kOpNorm), save(Bc * T * cq, 0);
+        if (cq > 0) save(Bn * T * cq, kOpNorm), save(Bl * T * cq, 0);
         save(Bn * T * ckv, kOpNorm);
         save(Bc * T * (ckv + rope), 0);
         save(Bc * T * a * (2 * dqk + v) / t, kOpAttUp);  // the up-projected heads: the core's Q, K, V
-        qkvSeconds += gemm(2 * T * down);  // replicated: every TP rank runs it whole
-        qkvSeconds += gemm(2 * T * up / t);
-        gemm(2 * T * a * v * h / t);
+        // Replicated down-projections: every TP rank runs them whole.
+        qkvSeconds += linear(T, h, down / h, T * h / spd);
+        qkvSeconds += cq > 0 ? linear(T, cq, a * dqk / t, T * cq) : linear(T, h, a * dqk / t, T * h / spd);
+        qkvSeconds += linear(T, ckv, a * (nope + v) / t, T * ckv);
+        linear(T, a * v / t, h, T * a * v / t);
         modelFlops += 2 * tokens * (down + up + a * v * h);
         coreFlops = T * s * a * (dqk + v) / t;
         modelFlops += tokens * s * a * (dqk + v);
@@ -193,10 +222,10 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
         save(Bc * T * (2 * kd + vd) / t, kOpAttBmm); // convolution output: the recurrence's q, k, v
         save(Bc * T * (vd + 2 * nv) / t, 0);         // output gate z, beta and decay inputs
         save(Bn * T * vd / t, kOpNorm);              // gated norm input
-        save(Bc * T * vd / t, 0);                    // output projection input
+        save(Bl * T * vd / t, 0);                    // output projection input
         save(4 * T / 64 * nv * dk * dv / t, kOpAttBmm);  // fp32 chunk states, one per 64-token chunk
-        qkvSeconds += gemm(2 * T * h * (2 * kd + 2 * vd + 2 * nv) / t);
-        gemm(2 * T * vd * h / t);
+        qkvSeconds += linear(T, h, (2 * kd + 2 * vd + 2 * nv) / t, T * h / spd);
+        linear(T, vd / t, h, T * vd / t);
         modelFlops += 2 * tokens * (h * (2 * kd + 2 * vd + 2 * nv) + vd * h);
         coreFlops = 2 * T * nv * (2 * dk * dv + 64 * (dk + dv)) / t;  // chunked delta rule: state update, output, intra-chunk
         modelFlops += 2 * tokens * nv * (2 * dk * dv + 64 * (dk + dv));
@@ -213,7 +242,9 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
             if (m.attentionDropout > 0) save((Bdo + Bc) * scoreElements, kOpScoreDropout);
             elementwise += scoreElements * (Bsm * 2 + (m.attentionDropout > 0 ? 2 * Bc : 0));
         }
-        save(Bc * T * qkvHeadWidth / t, 0);  // the output projection's input
+        // The output projection's input: the core's output, which flash attention's backward
+        // reads in the compute dtype; an FP8 projection keeps its quantised copy beside it.
+        save((st.flash ? Bc + (fp8 ? Bl : 0) : Bl) * T * qkvHeadWidth / t, 0);
     }
     if (m.hiddenDropout > 0) save(Bdo * T * h / spd, kOpHiddenDropout);
 
@@ -222,14 +253,25 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
     const double kappa = run.capacityFactor;
     double tokensAtExperts = 0;
     save(Bn * T * h / spd, kOpNorm);
-    save(Bc * T * h / spd, 0);  // the MLP's (or router's) input
+    // The MLP's input: quantised for a dense MLP's first GEMM; an MoE layer's router
+    // (BF16) reads it whole.
+    save((kind.moe ? Bc : Bl) * T * h / spd, 0);
     elementwise += Bc * T * h / spd * 4;
     normBytes += Bc * T * h / spd * 2;
-    // `pieces`: the GEMMs the work runs as (one per local expert without grouped GEMM).
-    auto mlp = [&](double width, double tokensHere, double tpDiv, double share, double pieces = 1) {
-        save(Bc * tokensHere * width * inputs / tpDiv, 0);     // the activation's input(s)
-        save(Bc * tokensHere * width / tpDiv, kOpFfAct);       // its output, the down projection's input
-        gemmSeconds += pieces * matmulSeconds(2 * tokensHere * h * width * (inputs + 1) / tpDiv / pieces, dev);
+    // `pieces`: the GEMMs the work runs as (one per local expert without grouped GEMM);
+    // `stored`: the input elements the first GEMM's FP8 cast reads; `matrices`: how many
+    // such MLPs the device holds (its local experts).
+    auto mlp = [&](double width, double tokensHere, double tpDiv, double share, double stored, double matrices,
+                   double pieces = 1) {
+        save(Bc * tokensHere * width * inputs / tpDiv, 0);     // the activation's input(s), read by its backward
+        save(Bl * tokensHere * width / tpDiv, kOpFfAct);       // its output, the down projection's input
+        const double flops = 2 * tokensHere * h * width * (inputs + 1) / tpDiv / pieces;
+        gemmSeconds += pieces * (fp8 ? fp8MatmulSeconds(flops, dev) : matmulSeconds(flops, dev));
+        if (fp8) {
+            castForward += stored + tokensHere * width / tpDiv;
+            castBackward += tokensHere * width * inputs / tpDiv + tokensHere * h;
+            out.fp8WeightsDevice += matrices * h * width * (inputs + 1) / tpDiv;
+        }
         modelFlops += 2 * share * h * width * (inputs + 1);
         elementwise += Bc * tokensHere * width / tpDiv * (inputs + 1);
         actBytes += Bc * tokensHere * width / tpDiv * (inputs + 1);
@@ -238,7 +280,7 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
         const double f = double(m.f);
         out.paramsSplit += (inputs + 1) * h * f + (m.mlpBias ? inputs * f : 0);
         out.paramsReplicated += m.mlpBias ? h : 0;
-        mlp(f, T, t, tokens);
+        mlp(f, T, t, tokens, T * h / spd, 1);
     } else {
         const double E = double(m.experts), k = double(m.topK), fe = double(m.expertWidth), fs = double(m.sharedWidth);
         const double etp = double(st.etp);
@@ -248,16 +290,18 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
         gemm(2 * T * h * E / spd);
         modelFlops += 2 * tokens * h * E;
         tokensAtExperts = T * k * kappa;  // balanced routing: each device gets its share back
-        save(Bc * tokensAtExperts * h, 0);  // permuted tokens: the experts' input
+        save(Bl * tokensAtExperts * h, 0);  // permuted tokens: the experts' input
         save(Bc * tokensAtExperts * h, 0);  // expert outputs, for the combine's gradient
         // Grouped GEMM runs every local expert in one kernel (Megatron-LM --moe-grouped-gemm);
         // without it each runs its own, smaller and less efficient (efficiency.h).
-        mlp(fe, tokensAtExperts, etp, tokens * k, run.groupedGemm ? 1 : std::max(1.0, E / double(st.ep)));
+        const double local = std::max(1.0, E / double(st.ep));
+        mlp(fe, tokensAtExperts, etp, tokens * k, tokensAtExperts * h, local, run.groupedGemm ? 1 : local);
         elementwise += Bc * tokensAtExperts * h * 4;  // permute and unpermute copies
         if (fs > 0) {
             out.paramsSplit += (inputs + 1) * h * fs + (m.mlpBias ? inputs * fs : 0);
             out.paramsReplicated += (m.mlpBias ? h : 0) + (m.sharedGate ? h : 0);
-            mlp(fs, T, t, tokens);
+            if (fp8) save(Bl * T * h / spd, 0);  // its quantised input, beside the router's
+            mlp(fs, T, t, tokens, T * h / spd, 1);
         }
     }
     if (m.hiddenDropout > 0) save(Bdo * T * h / spd, kOpHiddenDropout);
@@ -268,8 +312,8 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
         (run.shardMtpParams ? out.paramsSplit : out.paramsReplicated) += 2 * h * h;
         out.paramsReplicated += 3 * normWidth(m, h);
         save(Bn * T * h * 2 / spd, kOpNorm);
-        save(Bc * T * h * 2 / spd, 0);
-        gemm(2 * T * 2 * h * h / t);
+        save(Bl * T * h * 2 / spd, 0);
+        linear(T, 2 * h, h / t, T * h * 2 / spd);
         modelFlops += 2 * tokens * 2 * h * h;
     }
     out.paramsDevice = out.paramsSplit / t + out.paramsReplicated + out.paramsRouted / double(st.ep * st.etp);
@@ -282,15 +326,22 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
     // shard_recompute_input), re-gathered before its recompute.
     const bool sliced = full && !st.sp && run.sliceRecomputeInput && st.tp > 1;
     out.kept = full ? Bc * T * h / (sliced ? t : spd) : saved;
-    out.gatheredInput = st.sp && st.tp > 1 ? Bc * T * h : 0;
+    out.gatheredInput = st.sp && st.tp > 1 ? Bl * T * h : 0;  // FP8: gathered quantised (Transformer Engine)
     out.gradBuffer = Bc * (2 * T * h / spd + T * std::max(double(m.f), double(m.expertWidth)) * inputs / t);
     out.ppBoundary = Bc * T * h / spd;
 
     // ---- time ------------------------------------------------------------------------
-    const double coreForward = matmulSeconds(coreFlops, dev);
+    const bool coreFp8 = fp8 && run.fp8Attention && kind.attention != AttentionKind::Linear;
+    const double coreForward = coreFp8 ? fp8MatmulSeconds(coreFlops, dev) : matmulSeconds(coreFlops, dev);
     const double coreBackward = coreForward * (st.flash || kind.attention == AttentionKind::Linear
                                                    ? kFlashBackwardFactor : kPlainAttentionBackwardFactor);
     const double elementForward = memorySeconds(elementwise, dev);
+    // FP8 quantisation (coefficients.h): each cast reads the tensor (twice under current or
+    // blockwise scaling) and writes its row- and column-wise copies.
+    const double castBytes = Bc * (1 + (run.fp8 == Fp8Recipe::Tensorwise || run.fp8 == Fp8Recipe::Blockwise ? kFp8ExtraReads : 0)) +
+                             kFp8CastWrittenBytes;
+    out.castForward = memorySeconds(castForward * castBytes, dev);
+    out.castBackward = memorySeconds(castBackward * castBytes, dev);
     // Collectives. TP: two all-gather/reduce-scatter pairs per layer (with SP), or two
     // all-reduces (without); the same volume each way (Korthikanti et al. 2022 §4.2.2).
     const double activation = Bc * T * h;
@@ -333,8 +384,8 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
     out.tpExposed = tpExposedForward + tpExposedBackward;
     out.cpExposed = std::max(0.0, cpForward - kCpOverlap * coreForward) + std::max(0.0, 2 * cpForward - kCpOverlap * coreBackward);
     out.epExposed = 2 * (1 - kEpOverlap) * epForward;
-    out.forward = gemmSeconds + coreForward + elementForward + out.commExposedForward;
-    out.backwardInput = gemmSeconds + coreBackward + 2 * elementForward + out.commExposedBackward;
+    out.forward = gemmSeconds + coreForward + elementForward + out.castForward + out.commExposedForward;
+    out.backwardInput = gemmSeconds + coreBackward + 2 * elementForward + out.castBackward + out.commExposedBackward;
     out.backwardWeight = gemmSeconds;  // dW: one GEMM of the forward's size per forward GEMM
 
     // Recompute: what the backward must run again before it can start.

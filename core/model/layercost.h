@@ -48,9 +48,11 @@ struct LayerCost {
     double paramsSplit = 0, paramsReplicated = 0, paramsRouted = 0;  // routed: all experts, unsharded
     double paramsDevice = 0;  // on one device (split / t + replicated + routed / (ep·etp))
     double expertParamsDevice = 0;
+    double fp8WeightsDevice = 0;  // the weights of its FP8 GEMMs on one device (0 outside FP8)
     // Time of one micro-batch, seconds.
     double forward = 0, backwardInput = 0, backwardWeight = 0, recompute = 0;
     double commExposedForward = 0, commExposedBackward = 0;  // included in the above
+    double castForward = 0, castBackward = 0;                // FP8 quantisation kernels, included too
     double tpExposed = 0, cpExposed = 0, epExposed = 0;       // the same by dimension, forward + backward
     double tpSeconds = 0, cpSeconds = 0, epSeconds = 0;      // before overlap, forward + backward
     // Model FLOPs of the whole micro-batch (all devices of a replica), forward, no recompute.
@@ -79,7 +81,10 @@ CollectiveCost allReduce(double bytes, std::int64_t n, Link link, const DeviceIn
 CollectiveCost allToAll(double bytes, std::int64_t n, Link link, const DeviceInfo& d);
 CollectiveCost sendReceive(double bytes, Link link, const DeviceInfo& d);
 
+// A GEMM at the device's high-precision peak (DeviceInfo::peakFlops), and one of an FP8
+// linear layer at the FP8 peak.
 double matmulSeconds(double flops, const DeviceInfo& d);
+double fp8MatmulSeconds(double flops, const DeviceInfo& d);
 double memorySeconds(double bytes, const DeviceInfo& d);
 // The share of TP communication hidden behind compute: Transformer Engine's pipelined
 // overlap when the run asks for it (it needs sequence parallelism), else the default.

@@ -157,6 +157,7 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
             kept += k * lc.kept;
             b.params += k * (lc.paramsDevice - lc.expertParamsDevice);
             b.expertParams += k * lc.expertParamsDevice;
+            b.fp8Weights += k * lc.fp8WeightsDevice;
             maxLayerSplit = std::max(maxLayerSplit, lc.paramsSplit / t);
             time.forward += k * lc.forward;
             time.backward += k * lc.backwardInput;
@@ -292,7 +293,8 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
     StageMemory& mem = b.memory;
     const ElementBytes dense = elementBytes(run, st, R, false), table = elementBytes(run, st, R, true),
                        expert = elementBytes(run, st, Re, false);
-    mem.parameters = wholeBytes(params * dense.parameter + expertParams * expert.parameter);
+    // FP8 runs hold each FP8 weight's quantised copies too (coefficients.h kFp8WeightCopyBytes).
+    mem.parameters = wholeBytes(params * dense.parameter + expertParams * expert.parameter + b.fp8Weights * kFp8WeightCopyBytes);
     mem.gradients = wholeBytes(params * dense.gradient + expertParams * expert.gradient);
     mem.optimizerStates =
         wholeBytes((params - tableParams) * dense.states + tableParams * table.states + expertParams * expert.states);
@@ -378,6 +380,8 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
         // grad_clip: the global norm reads every local gradient once more (its all-reduce is
         // one scalar, a latency, left out).
         if (run.gradClip) time.optimizer += memorySeconds(double(mem.gradients), dev);
+        // FP8: each FP8 weight quantised once per step, after the update, into its two copies.
+        time.optimizer += memorySeconds(b.fp8Weights * (Bp + kFp8CastWrittenBytes), dev);
     }
     time.communication = time.forwardComm + time.backwardComm;
     return b;

@@ -64,9 +64,26 @@ void Resolver::resolveExecRun() {
         refuse("exec.overlap_moe_expert_parallel_comm", "applies to mixture-of-experts models only");
     if (!isMoe(m) && *e.moe_enable_deepep) refuse("exec.moe_enable_deepep", "applies to mixture-of-experts models only");
     // The device must have a peak for the compute dtype.
-    if (const DeviceSpec& d = *cluster().device; d.peak_tflops && !d.peak_tflops->contains(*e.compute_dtype))
+    const DeviceSpec& d = *cluster().device;
+    if (d.peak_tflops && !d.peak_tflops->contains(*e.compute_dtype))
         refuse("exec.compute_dtype", "the device (" + d.name.value_or("?") + ") has no " + *e.compute_dtype +
                                          " peak; choose a dtype it lists under peak_tflops");
+    // FP8: the recipe (Megatron-LM's default when unstated) and what stays in BF16.
+    const bool fp8 = *e.compute_dtype == "fp8";
+    if (!fp8 && e.fp8_recipe)
+        refuse("exec.fp8_recipe", "applies to compute_dtype: fp8 only, got compute_dtype " + *e.compute_dtype);
+    if (!fp8 && *e.fp8_attention)
+        refuse("exec.fp8_attention", "applies to compute_dtype: fp8 only, got compute_dtype " + *e.compute_dtype);
+    if (fp8) {
+        fill("exec.fp8_recipe", e.fp8_recipe, std::string("delayed"), Origin::Default,
+             "Megatron-LM's --fp8-recipe default");
+        if (d.peak_tflops && !d.peak_tflops->contains("bf16"))
+            refuse("exec.compute_dtype", "an FP8 run keeps attention, norms, router, embedding and output layer in "
+                                         "BF16, and the device (" + d.name.value_or("?") + ") lists no bf16 peak");
+        if (*e.fp8_recipe == "mxfp8" && d.peak_tflops && !d.peak_tflops->contains("mxfp8"))
+            refuse("exec.fp8_recipe", "mxfp8 needs tensor cores that scale 1x32 blocks (Blackwell), and the device (" +
+                                          d.name.value_or("?") + ") lists no mxfp8 peak");
+    }
 
 }
 

@@ -14,7 +14,9 @@
 
 namespace tessera::core {
 
-inline constexpr std::string_view kPeakDtypes[] = {"fp32", "bf16", "fp16", "fp8"};
+// mxfp8: FP8 with 1x32-block microscaling on the tensor cores (Blackwell); a device
+// without it does not list it, and exec.fp8_recipe: mxfp8 is refused there.
+inline constexpr std::string_view kPeakDtypes[] = {"fp32", "bf16", "fp16", "fp8", "mxfp8"};
 // How parallel dimensions map onto consecutive ranks, innermost first. Megatron-LM's
 // default order (tp-cp-ep-dp-pp) keeps tensor parallelism inside a node.
 inline constexpr std::string_view kRankDimensions[] = {"tp", "cp", "ep", "dp", "pp"};

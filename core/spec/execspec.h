@@ -30,6 +30,11 @@ inline constexpr std::string_view kOpStates[] = {"keep", "recompute"};
 inline constexpr std::string_view kCpAlgorithms[] = {"colossalai_cp", "ulysses_cp", "hybrid_cp"};
 inline constexpr std::string_view kOptimizers[] = {"adamw", "muon"};
 inline constexpr std::string_view kComputeDtypes[] = {"fp32", "bf16", "fp16", "fp8"};
+// How an FP8 run scales its tensors (Megatron-LM --fp8-recipe, megatron/training/arguments.py;
+// Transformer Engine's recipes): delayed per-tensor scaling from an amax history,
+// current per-tensor scaling, DeepSeek-V3's blockwise 1x128 / 128x128 tiles, and
+// Blackwell's MXFP8 (1x32 blocks with power-of-two scales).
+inline constexpr std::string_view kFp8Recipes[] = {"delayed", "tensorwise", "blockwise", "mxfp8"};
 
 // Consecutive layers that recompute alike, in model order from 0 (body layers
 // first, then MTP layers), whatever stage holds them.
@@ -68,6 +73,8 @@ struct ExecSpec {
     std::optional<bool> shard_mtp_param, frozen;
     std::optional<std::string> optimizer;
     std::optional<std::string> compute_dtype;
+    std::optional<std::string> fp8_recipe;
+    std::optional<bool> fp8_attention;
     std::optional<std::int64_t> seq_length;
     std::optional<Bytes> device_memory, memory_reserve;
     std::optional<StageCounts> activation_offload;
@@ -161,6 +168,12 @@ void visit(Spec& e, V& v) {
     v.flag({"frozen", "Parameters are frozen (no gradients or optimizer)"}, e.frozen);
     v.choice({"optimizer", "Optimizer"}, e.optimizer, kOptimizers);
     v.choice({"compute_dtype", "Data type of the matmuls (which device peak applies)"}, e.compute_dtype, kComputeDtypes);
+    v.choice({"fp8_recipe", "How an FP8 run scales its tensors (Megatron-LM --fp8-recipe): delayed or current "
+              "(tensorwise) per-tensor scaling, DeepSeek-V3's blockwise tiles, or MXFP8 (a device that lists an mxfp8 "
+              "peak); compute_dtype: fp8 only; unstated: delayed, Megatron-LM's default"}, e.fp8_recipe, kFp8Recipes);
+    v.flag({"fp8_attention", "The attention core runs in FP8 too (Megatron-LM --fp8-dot-product-attention); off, it "
+            "stays in BF16 beside the FP8 linear layers, as do norms, router, embedding and output layer"},
+           e.fp8_attention);
     v.integer({"seq_length", "Training sequence length", "tokens"}, e.seq_length, count);
     v.memory({"device_memory", "Memory budget per device; the device's memory when unstated", "bytes"}, e.device_memory, 1);
     v.memory({"memory_reserve", "Memory every stage keeps free beside what it holds (its own term, reserve): the seed's 1 GiB "

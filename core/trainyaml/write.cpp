@@ -247,6 +247,13 @@ std::string trainYaml(const ResolvedScenario& r, const Value* original) {
                                    "HyperParallel's train.yaml has no schedule that pairs micro-batches to hide the expert "
                                    "all-to-all (Megatron-LM runs it: --overlap-moe-expert-parallel-comm), so this strategy "
                                    "cannot be written as one; state false to export it without (priced differently)"});
+    // Its trainer states no FP8 training: an FP8 run's price (its GEMMs at the FP8 peak, the
+    // casts, the FP8 weight copies) would not be the run the file launches.
+    if (*e.compute_dtype == "fp8")
+        throw SpecError(Diagnostic{r.scenario.markOf("exec.compute_dtype"), "exec.compute_dtype",
+                                   "HyperParallel's train.yaml has no FP8 switch (Megatron-LM runs it: --fp8-format "
+                                   "hybrid --fp8-recipe " + *e.fp8_recipe + "), so this strategy cannot be written as one; "
+                                   "state compute_dtype: bf16 to export it in BF16 (priced differently)"});
     // Its MoE layers dispatch with a plain all-to-all; DeepEP's two-step route is priced
     // cheaper over the network, so a run that asks for it cannot be written as one without.
     if (*e.moe_enable_deepep)

@@ -1,0 +1,113 @@
+// Published measurements of real training runs (reference/measured.md, its scenario
+// files copied to tests/data/measured with their sources in each header): Tessera's
+// tokens per second against the measured, each row within 10 %, and the mean over
+// these rows and published.md §4's (tst_time's) within 5 %. A row no modelled cause
+// reaches yet is an expected failure with its figure and the reason, never a knob
+// fitted to it; a row that starts to pass shows as XPASS and fails the test, so the
+// list cannot go stale.
+#include <QtTest>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <regex>
+
+#include "costhelpers.h"
+#include "io/scenarioio.h"
+#include "model/estimate.h"
+#include "throughputrows.h"
+
+using namespace tessera::core;
+using namespace tessera::testing;
+
+namespace {
+
+const QString kDir = QStringLiteral(TESSERA_TEST_DATA "/measured");
+
+// The header's measured throughput ("# Measured: ..., tokens_per_second N").
+double measuredTokensPerSecond(const std::string& path) {
+    std::ifstream file(path);
+    const std::regex figure(R"(^# Measured:.*tokens_per_second ([0-9.]+))");
+    for (std::string line; std::getline(file, line);)
+        if (std::smatch m; std::regex_search(line, m, figure)) return std::stod(m[1]);
+    return 0;
+}
+
+double predictedTokensPerSecond(const std::string& path) {
+    Estimate e;
+    evaluate(costInput(resolve(loadScenario(path))), &e);
+    return e.tokensPerSecond;
+}
+
+// Rows no modelled cause reaches yet, each with why; the failure message adds the
+// figure as it stands, so the reason never carries a stale number.
+const std::map<QString, QString>& knownMisses() {
+    static const std::map<QString, QString> kMisses = {
+        {"mtnlg-530b-a100x2240",
+         "the same shape as Narayanan 2021's 530B row (TP 8, PP 35), which Tessera meets within 10 %; the "
+         "DeepSpeed pipeline engine's run reached 126 of Megatron's 163 TFLOP/s, and the source is a secondary "
+         "quotation (measured.md)"},
+        {"mtnlg-530b-a100x2800", "as mtnlg-530b-a100x2240"},
+        {"mtnlg-530b-a100x3360", "as mtnlg-530b-a100x2240"},
+        {"torchtitan-llama3-70b-a100x64-fsdp",
+         "FSDP2 full recompute over a network measured.md calls unstated (the preset's 25 GB/s per GPU "
+         "assumed): the per-layer gathers are priced exposed where the run hid them"},
+        {"dgxc-llama31-70b-h100x64-bf16", "the BF16 70B rows' compute is priced ~10 % fast (their FP8 twin "
+                                          "carries it: its FP8 speed-up over BF16 is met within 5 %)"},
+        {"dgxc-llama31-70b-h100x2048-bf16", "as dgxc-llama31-70b-h100x64-bf16"},
+        {"dgxc-llama31-70b-h100x64-fp8", "its BF16 twin's miss, and about 5 % more from FP8"},
+    };
+    return kMisses;
+}
+
+QStringList measuredFiles() {
+    return QDir(kDir).entryList({QStringLiteral("*.yaml")}, QDir::Files, QDir::Name);
+}
+
+}  // namespace
+
+class TestMeasured : public QObject {
+    Q_OBJECT
+private slots:
+    void rowWithinTenPercent_data() {
+        QTest::addColumn<QString>("file");
+        for (const QString& name : measuredFiles()) QTest::newRow(qPrintable(name.chopped(5))) << kDir + "/" + name;
+        QVERIFY(measuredFiles().size() >= 18);
+    }
+    void rowWithinTenPercent() {
+        QFETCH(QString, file);
+        const std::string path = file.toStdString();
+        const double measured = measuredTokensPerSecond(path);
+        QVERIFY2(measured > 0, "the file states no measured tokens_per_second");
+        const double error = predictedTokensPerSecond(path) / measured - 1;
+        const QString id = QFileInfo(file).completeBaseName();
+        const QString figure = QString::asprintf("measured %.0f tokens/s, Tessera %+.1f %%", measured, error * 100);
+        if (auto it = knownMisses().find(id); it != knownMisses().end())
+            QEXPECT_FAIL("", qPrintable(figure + ": " + it->second), Continue);
+        QVERIFY2(std::abs(error) <= 0.10, qPrintable(figure));
+    }
+
+    // The mean absolute error over measured.md's rows and published.md §4's.
+    void meanWithinFivePercent() {
+        double sum = 0;
+        int n = 0;
+        for (const QString& name : measuredFiles()) {
+            const std::string path = (kDir + "/" + name).toStdString();
+            sum += std::abs(predictedTokensPerSecond(path) / measuredTokensPerSecond(path) - 1), ++n;
+        }
+        auto published = throughputRows();
+        for (const ThroughputRow& r : heldOutRows()) published.push_back(r);
+        for (const ThroughputRow& r : published) {
+            const Summary s = evaluate(inputYaml(throughputScenario(r)));
+            sum += std::abs(tableFlopsPerStep(r) / s.stepSeconds / r.gpus / 1e12 / r.measuredTflops - 1), ++n;
+        }
+        const double mean = sum / n;
+        qInfo("mean |error| over %d rows: %.1f %%", n, mean * 100);
+        const QString figure = QString("mean |error| %1 % over %2 rows").arg(mean * 100, 0, 'f', 1).arg(n);
+        QEXPECT_FAIL("", qPrintable(figure + ": the rows in knownMisses() hold it above 5 %"), Continue);
+        QVERIFY2(mean <= 0.05, qPrintable(figure));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestMeasured)
+#include "tst_measured.moc"
