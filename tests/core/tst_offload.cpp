@@ -5,6 +5,8 @@
 // the longest of them overlapped), and every way to state it wrongly is refused by name.
 #include <QtTest>
 
+#include <tuple>
+
 #include "io/overrides.h"
 #include "io/scenarioio.h"
 #include "model/estimate.h"
@@ -117,6 +119,24 @@ private slots:
         }
         QVERIFY(host.stepSeconds > device.stepSeconds);
         QVERIFY(overlapped.stepSeconds < host.stepSeconds);
+    }
+
+    // A Grace superchip's GPU reaches its host over NVLink-C2C (gh200.yaml: 450 GB/s a
+    // direction; gb200.yaml: 225, the superchip's link shared by two GPUs) and the host
+    // steps at its LPDDR5X rate (512 and 256 GB/s): the same arithmetic on those links,
+    // and the offloaded step far cheaper than over PCIe.
+    void optimizerOverNvlinkC2c() {
+        const QStringList base{"exec.grad_clip=false", "exec.optimizer_offload=1"};
+        const Estimate pcie = priced(base);
+        for (const auto& [device, link, memory] : {std::tuple{"gh200", 450e9, 512e9}, std::tuple{"gb200", 225e9, 256e9}}) {
+            const Estimate c2c = priced(base + QStringList{QString("cluster.device=") + device});
+            for (std::size_t s = 0; s < 2; ++s) {
+                const double elements = c2c.stages[s].parameters;
+                const double expected = elements * (4 + 2) / link + elements * (4 + 2 * 8 + 2 * 4 + 2) / memory;
+                QVERIFY2(std::abs(c2c.stages[s].time.optimizer - expected) < 1e-9 * expected, device);
+                QVERIFY2(c2c.stages[s].time.optimizer < pcie.stages[s].time.optimizer / 3, device);
+            }
+        }
     }
 
     void wrongStatementsAreRefused_data() {
