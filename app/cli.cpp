@@ -1,5 +1,6 @@
 #include "cli.h"
 
+#include "calibratecommand.h"
 #include "plancommand.h"
 #include "traincommand.h"
 #include <algorithm>
@@ -257,6 +258,13 @@ std::string usage() {
                                           over the device's host link (1f1b, vpp 1); --ppb
                                           writes the layer descriptions the seed's pipeline
                                           balancer reads; -o writes the scenario with the plan
+       tessera calibrate RUNS.yaml -o CALIBRATION.yaml [--fit KEY,KEY,...] [--force]
+                                          fit the efficiencies (matmul curve, HBM and link
+                                          shares, fitted overlaps) to measured runs: RUNS.yaml
+                                          lists {scenario: FILE, measured: {step_time_s: X}
+                                          or {tokens_per_second: N}}; prints each run before,
+                                          after and left out; a scenario uses the file with
+                                          cluster: {calibration: FILE}
        tessera presets                    list the built-in models, devices and scenarios
        tessera import-hf CONFIG.json [-o MODEL.yaml] [--force]
                                           turn a Hugging Face config.json into a model section
@@ -283,7 +291,7 @@ Exit codes:
 
 bool isCliInvocation(const std::vector<std::string>& args) {
     if (args.empty()) return false;
-    static const char* kCommands[] = {"validate", "show", "estimate", "search", "plan", "import-train", "presets", "import-hf", "--help", "-h", "help", "--version"};
+    static const char* kCommands[] = {"validate", "show", "estimate", "search", "plan", "calibrate", "import-train", "presets", "import-hf", "--help", "-h", "help", "--version"};
     return std::any_of(std::begin(kCommands), std::end(kCommands), [&](const char* c) { return args[0] == c; });
 }
 
@@ -324,6 +332,7 @@ int runCli(const std::vector<std::string>& args) {
             if (command == "search") return cmdSearch(rest);
             if (command == "import-train") return runImportTrain(rest);
             if (command == "plan") return cmdPlan(rest);
+            if (command == "calibrate") return cmdCalibrate(rest);
             if (command == "presets") return cmdPresets(rest);
             if (command == "import-hf") return cmdImportHf(rest);
             throw UsageError{"unknown command " + command};

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "doc/emit.h"
+#include "io/calibrationio.h"
 #include "io/hfimport.h"
 #include "io/presets.h"
 #include "io/seedsearch.h"
@@ -125,6 +126,17 @@ void readCluster(const Value& v, Scenario& s, Context& c) {
     SpecReader rest(*map, "cluster", c.d);
     rest.allow(kClusterDevice.key);
     rest.read(s.cluster);
+    // The calibration file it names, relative to the scenario's folder (or the working
+    // folder for a preset), read and refused as the scenario is.
+    if (s.cluster.calibration) {
+        fs::path p(*s.cluster.calibration);
+        if (p.is_relative() && !c.baseDir.empty()) p = fs::path(c.baseDir) / p;
+        try {
+            s.calibration = readCalibrationFile(p.string(), c.d);
+        } catch (const SpecError& e) {  // unreadable (FileError) or unparsable (LoadError)
+            c.d.add(s.markOf("cluster.calibration"), "cluster.calibration", e.what());
+        }
+    }
 }
 
 Scenario readScenario(const Value& stated, const std::string& name, const std::string& baseDir) {

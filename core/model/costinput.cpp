@@ -115,6 +115,20 @@ ModelShape modelShape(const ModelSpec& m) {
     return s;
 }
 
+void applyCalibration(const CalibrationSpec& c, DeviceInfo& dev) {
+    auto set = [](double& to, const std::optional<double>& from) {
+        if (from) to = *from;
+    };
+    set(dev.effMax, c.matmul_ceiling);
+    set(dev.effHalfGflop, c.matmul_knee_gflop);
+    set(dev.hbmEfficiency, c.hbm_efficiency);
+    set(dev.intraLinkEfficiency, c.intra_link_efficiency);
+    set(dev.interLinkEfficiency, c.inter_link_efficiency);
+    set(dev.tpOverlap, c.tp_overlap);
+    set(dev.tpOverlapUserBuffers, c.tp_overlap_userbuffers);
+    set(dev.paramGatherOverlap, c.param_gather_overlap);
+}
+
 CostInput runCostInput(const ResolvedScenario& r) {
     const ModelSpec& m = r.scenario.model;
     const ExecSpec& e = r.scenario.exec;
@@ -140,6 +154,7 @@ CostInput runCostInput(const ResolvedScenario& r) {
     const EfficiencyCurve curve = efficiencyCurve(dev.name);
     dev.effMax = curve.effMax;
     dev.effHalfGflop = curve.halfGflop;
+    if (const auto& cal = r.scenario.calibration) applyCalibration(*cal, dev);
 
     RunSettings& run = in.run;
     run.paramBytes = double(*e.param_bytes);

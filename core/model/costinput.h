@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/coefficients.h"
 #include "model/parameters.h"
 #include "pipeline/closedform.h"
 #include "resolve/resolve.h"
@@ -78,6 +79,12 @@ struct DeviceInfo {
     double peakFlops = 0;
     double fp8PeakFlops = 0;  // FLOP/s of the FP8 linear layers (the recipe's peak); 0 outside FP8
     double hbmBytesPerSecond = 0;
+    // Shares of the datasheet figures the run reaches: the built-in defaults
+    // (coefficients.h), or a calibration's (cluster.calibration, core/calibrate).
+    double hbmEfficiency = knobs::kHbmEfficiency;
+    double intraLinkEfficiency = knobs::kIntraLinkEfficiency, interLinkEfficiency = knobs::kInterLinkEfficiency;
+    double tpOverlap = knobs::kTpOverlap, tpOverlapUserBuffers = knobs::kTpOverlapUserBuffers;
+    double paramGatherOverlap = knobs::kParamGatherOverlap;
     double intraBytesPerSecond = 0, interBytesPerSecond = 0;
     std::int64_t perNode = 1;
     double hostLinkBytesPerSecond = 0, hostMemoryBytesPerSecond = 0;  // 0: the device states none
@@ -154,6 +161,8 @@ CostInput costInput(const ResolvedScenario& r);
 // The model, device and run of a scenario resolved by resolveRun(), with the
 // strategy at its defaults: the base a search fills candidates into.
 CostInput runCostInput(const ResolvedScenario& r);
+// A calibration's figures in place of the built-in ones (a figure it leaves out stays).
+void applyCalibration(const CalibrationSpec& calibration, DeviceInfo& device);
 ModelShape modelShape(const ModelSpec& resolvedModel);
 // The keep-mask a selective rule gives (reference/hyperparallel.md §4.7; Megatron:
 // Korthikanti et al. 2022 §4.2, the attention core).

@@ -56,7 +56,7 @@ GroupLinks groupLinks(const Strategy& s, std::int64_t perNode) {
 }
 
 double linkBandwidth(Link link, const DeviceInfo& d) {
-    return link == Link::Intra ? d.intraBytesPerSecond * kIntraLinkEfficiency : d.interBytesPerSecond * kInterLinkEfficiency;
+    return link == Link::Intra ? d.intraBytesPerSecond * d.intraLinkEfficiency : d.interBytesPerSecond * d.interLinkEfficiency;
 }
 double linkAlpha(Link link) { return link == Link::Intra ? kAlphaIntraSeconds : kAlphaInterSeconds; }
 
@@ -97,9 +97,9 @@ double fp8MatmulSeconds(double flops, const DeviceInfo& d) {
     return flops / (d.fp8PeakFlops * kFp8KernelShare * (x / (x + knee))) + overhead;
 }
 
-double tpOverlapShare(const Strategy& s) { return s.tpCommOverlap && s.sp ? kTpOverlapUserBuffers : kTpOverlap; }
+double tpOverlapShare(const Strategy& s, const DeviceInfo& d) { return s.tpCommOverlap && s.sp ? d.tpOverlapUserBuffers : d.tpOverlap; }
 
-double memorySeconds(double bytes, const DeviceInfo& d) { return bytes / (d.hbmBytesPerSecond * kHbmEfficiency); }
+double memorySeconds(double bytes, const DeviceInfo& d) { return bytes / (d.hbmBytesPerSecond * d.hbmEfficiency); }
 
 namespace {
 
@@ -345,7 +345,7 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
     // Collectives. TP: two all-gather/reduce-scatter pairs per layer (with SP), or two
     // all-reduces (without); the same volume each way (Korthikanti et al. 2022 §4.2.2).
     const double activation = Bc * T * h;
-    const double tpHidden = tpOverlapShare(st);
+    const double tpHidden = tpOverlapShare(st, dev);
     const CollectiveCost tp = allReduce(activation, st.tp, links.tp, dev);
     const double tpForward = 2 * tp.seconds;
     double cpForward = 0;

@@ -88,7 +88,7 @@ double fp8MatmulSeconds(double flops, const DeviceInfo& d);
 double memorySeconds(double bytes, const DeviceInfo& d);
 // The share of TP communication hidden behind compute: Transformer Engine's pipelined
 // overlap when the run asks for it (it needs sequence parallelism), else the default.
-double tpOverlapShare(const Strategy& s);
+double tpOverlapShare(const Strategy& s, const DeviceInfo& d);
 
 LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeClass& cls, const GroupLinks& links);
 

@@ -243,12 +243,12 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
         // (No GEMM to hide it under: userbuffers overlap covers the linear layers only.)
         const CollectiveCost ar = allReduce(Bc * T * h, st.tp, ctx.links.tp, dev);
         const double lookup = memorySeconds(Bc * T * h * 2, dev);
-        time.forward += lookup + (1 - kTpOverlap) * ar.seconds;
-        time.backward += lookup + (1 - kTpOverlap) * ar.seconds;
-        time.forwardComm += (1 - kTpOverlap) * ar.seconds, time.backwardComm += (1 - kTpOverlap) * ar.seconds;
-        time.exposed.tp += 2 * (1 - kTpOverlap) * ar.seconds;
+        time.forward += lookup + (1 - dev.tpOverlap) * ar.seconds;
+        time.backward += lookup + (1 - dev.tpOverlap) * ar.seconds;
+        time.forwardComm += (1 - dev.tpOverlap) * ar.seconds, time.backwardComm += (1 - dev.tpOverlap) * ar.seconds;
+        time.exposed.tp += 2 * (1 - dev.tpOverlap) * ar.seconds;
         time.tp += 2 * ar.seconds;
-        b.head.forward = b.head.backward = lookup + (1 - kTpOverlap) * ar.seconds;
+        b.head.forward = b.head.backward = lookup + (1 - dev.tpOverlap) * ar.seconds;
     }
     b.head.kept = b.embeddingKept;
     // The output layer and loss on the last stage, once more per MTP depth.
@@ -362,7 +362,7 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
         const double buckets = std::ceil(params / bucket) + std::ceil(expertParams / bucket);
         b.reduceSeconds = time.dp;
         b.reduceBuckets = std::max(1.0, buckets);
-        b.gatherExposed = run.overlapParamGather ? (1 - kParamGatherOverlap) * paramGather : paramGather;
+        b.gatherExposed = run.overlapParamGather ? (1 - dev.paramGatherOverlap) * paramGather : paramGather;
         time.dpExposed = exposedReduce(run, time.dp, b.reduceBuckets, lastBackward) + b.gatherExposed;
         time.dp += paramGather;
         const double shard = params / R + expertParams / Re;  // elements this rank steps

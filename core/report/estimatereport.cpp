@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "io/calibrationio.h"
 #include "model/priced.h"
 #include "units/units.h"
 
@@ -101,6 +102,8 @@ std::string estimateText(const ResolvedScenario& r, const Estimate& e) {
                " memory above is per device, both stages' parameters and activations)\n";
     out += "\n";
     for (const std::string& line : keyFigures(e)) out += line + "\n";
+    out += "Efficiencies: " + calibrationStatus(r.scenario.calibration) +
+           (r.scenario.calibration ? " (" + *r.scenario.cluster.calibration + ")" : std::string(", the built-in fits")) + "\n";
     if (const std::vector<NotPriced> unpriced = notPriced(r.scenario.exec); !unpriced.empty()) {
         out += "\nStated but not priced (the figures above are without them):\n";
         for (const NotPriced& n : unpriced) out += "  " + n.key + ": " + n.value + " - " + n.why + "\n";
@@ -164,6 +167,7 @@ std::string estimateJson(const ResolvedScenario& r, const Estimate& e) {
     json unpriced = json::array();
     for (const NotPriced& n : notPriced(r.scenario.exec)) unpriced.push_back({{"key", n.key}, {"value", n.value}, {"why", n.why}});
     out["not_priced"] = unpriced;
+    out["calibration"] = calibrationStatus(r.scenario.calibration);
     out["time_breakdown_s"] = {{"compute", e.breakdown.compute}, {"recompute", e.breakdown.recompute},
                                {"communication_exposed", e.breakdown.communicationExposed},
                                {"bubble", e.breakdown.bubble}, {"optimizer", e.breakdown.optimizer},

@@ -102,6 +102,10 @@ void Resolver::resolveCluster() {
              std::vector<std::string>(std::begin(kRankDimensions), std::end(kRankDimensions)), Origin::Default,
              "Megatron-LM's order, tensor parallelism innermost");
     }
+    // A calibration is a fit on one device's runs: another device's figures are not it.
+    if (const auto& cal = scenarioCalibration(); cal && cal->device && d.name && *cal->device != *d.name)
+        refuse("cluster.calibration", "was fitted on " + *cal->device + " runs, and this scenario's device is " + *d.name +
+                                          "; calibrate on this device's runs, or remove it");
     if (!d.devices_per_node) return;
     const std::int64_t perNode = *d.devices_per_node;
     if (c.devices && c.nodes) {

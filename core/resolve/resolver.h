@@ -20,6 +20,7 @@ public:
     ModelSpec& model() { return m_out.scenario.model; }
     ExecSpec& exec() { return m_out.scenario.exec; }
     ClusterSpec& cluster() { return m_out.scenario.cluster; }
+    const std::optional<CalibrationSpec>& scenarioCalibration() const { return m_out.scenario.calibration; }
     ResolvedScenario& out() { return m_out; }
     Diagnostics& diagnostics() { return m_d; }
 

@@ -59,6 +59,7 @@ struct ClusterSpec {
     std::optional<std::int64_t> devices;
     std::optional<std::int64_t> nodes;
     std::optional<std::vector<std::string>> rank_order;  // a permutation of kRankDimensions
+    std::optional<std::string> calibration;  // a calibration file (tessera calibrate), as stated
 
     bool operator==(const ClusterSpec&) const = default;
 };
@@ -76,6 +77,8 @@ void visit(Spec& c, V& v) {
     v.integer({"nodes", "Nodes in the cluster; devices = nodes · devices_per_node"}, c.nodes, count);
     v.textList({"rank_order", "Parallel dimensions from the innermost rank out (tp, cp, ep, dp, pp)"}, c.rank_order,
                kRankDimensions);
+    v.text({"calibration", "A calibration file written by tessera calibrate (relative to the scenario's folder): its "
+            "fitted efficiencies replace the built-in ones"}, c.calibration);
     // clang-format on
 }
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "spec/calibrationspec.h"
 #include "spec/clusterspec.h"
 #include "spec/diagnostics.h"
 #include "spec/execspec.h"
@@ -26,6 +27,9 @@ struct Scenario {
     // Fields an import of another format filled with that format's default, and why
     // ("exec.seq_length" -> "the seed's training length ..."); no part of equality.
     std::map<std::string, std::string> assumed;
+    // The file cluster.calibration names, as read (its path is in cluster); no part of
+    // equality, which the path carries.
+    std::optional<CalibrationSpec> calibration;
 
     // The mark of a field, or of its nearest stated parent section.
     Mark markOf(const std::string& path) const;

@@ -28,6 +28,7 @@ const std::map<std::string, int> kCoreRanks = {
     {"model", 6},    // the cost model, Evaluation
     {"plan", 7},     // planning inside a strategy: partition, recompute per layer, PPB
     {"search", 8},   // the strategy space, validity, the search, one spelling of a strategy
+    {"calibrate", 8},// efficiencies fitted on measured runs (tessera calibrate)
     {"trainyaml", 9},// HyperParallel train.yaml both ways
     {"report", 10},   // what show, estimate and search print
 };

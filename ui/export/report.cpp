@@ -10,6 +10,7 @@
 #include "charts/stepchart.h"
 #include "export/reviewtables.h"
 #include "export/savefile.h"
+#include "io/calibrationio.h"
 #include "models/candidatesmodel.h"
 #include "models/stagememorymodel.h"
 #include "report/estimatereport.h"
@@ -102,6 +103,8 @@ void memoryPage(Pages& pages, const Review& r) {
     const core::Estimate& e = r.evaluation->estimate;
     QStringList figures;
     for (const std::string& line : core::keyFigures(e)) figures << qs(line);
+    // What the figures rest on: the built-in efficiencies or a fit on the team's runs.
+    figures << QObject::tr("Efficiencies: %1").arg(qs(core::calibrationStatus(r.evaluation->resolved.scenario.calibration)));
     if (r.baseline) figures << baselineLine(r);
     double y = body.top() + drawLines(p, figures, body.topLeft(), reviewFont(9)) + pages.line() * 0.5;
     StageMemoryModel stages;

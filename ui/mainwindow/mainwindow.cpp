@@ -20,6 +20,7 @@
 
 #include "export/report.h"
 #include "forms/scenarioeditor.h"
+#include "io/calibrationio.h"
 #include "style/palette.h"
 #include "style/reviewmode.h"
 #include "style/text.h"
@@ -209,7 +210,8 @@ void MainWindow::showFigures() {
                            .arg(secondsText(e.stepSeconds), QLocale().toString(qlonglong(std::llround(e.tokensPerSecond))))
                            .arg(e.mfu * 100, 0, 'f', 1)
                            .arg(gibText(e.peakMemory), gibText(e.deviceMemory), e.fits ? QStringLiteral("✓") : tr("over"),
-                                stepDelta, peakDelta));
+                                stepDelta, peakDelta) +
+                       QStringLiteral(" · ") + qs(core::calibrationStatus(evaluation->resolved.scenario.calibration)));
 }
 
 void MainWindow::startSearch() {
