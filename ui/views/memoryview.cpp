@@ -45,13 +45,15 @@ void MemoryView::update() {
     setLayers(*evaluation);
     m_model->setBaseline(m_session.baseline() ? std::optional(m_session.baseline()->estimate) : std::nullopt);
     const core::StageEstimate& peak = e.stages[std::size_t(e.peakStage)];
-    m_summary->setText((peak.hasMirror ? tr("Device %1 (stages %1 and %7): %2 of %3 GiB · activations %4 GiB (%5 %)%6")
-                                       : tr("Stage %1: %2 of %3 GiB · activations %4 GiB (%5 %)%6"))
-                           .arg(peak.stage)
-                           .arg(gibText(peak.memory.total()), gibText(e.deviceMemory), gibText(peak.memory.activations))
-                           .arg(100.0 * double(peak.memory.activations) / double(peak.memory.total()), 0, 'f', 1)
-                           .arg(e.fits ? QString() : tr(" · does not fit"))
-                           .arg(int(e.stages.size()) - 1 - peak.stage));
+    QString summary = (peak.hasMirror ? tr("Device %1 (stages %1 and %7): %2 of %3 GiB · activations %4 GiB (%5 %)%6")
+                                      : tr("Stage %1: %2 of %3 GiB · activations %4 GiB (%5 %)%6"))
+                          .arg(peak.stage)
+                          .arg(gibText(peak.memory.total()), gibText(e.deviceMemory), gibText(peak.memory.activations))
+                          .arg(100.0 * double(peak.memory.activations) / double(peak.memory.total()), 0, 'f', 1)
+                          .arg(e.fits ? QString() : tr(" · does not fit"));
+    // (Only a device of two stages names its mirror: no %7 to fill otherwise.)
+    if (peak.hasMirror) summary = summary.arg(int(e.stages.size()) - 1 - peak.stage);
+    m_summary->setText(summary);
     const QString note = m_session.notCurrentNote();
     if (!note.isEmpty()) m_summary->setText(note + QStringLiteral(" · ") + m_summary->text());
     m_summary->setStyleSheet(note.isEmpty() ? QString() : colours::problemLabel());
