@@ -382,7 +382,8 @@ void SeedReader::readEstimator(const Value& est) {
                "calibrating on profiles needs the devices; Tessera prices from its model alone: set false or remove it");
     if (const Value* r = present(est, "ratios_file"))
         refuse(*r, "estimator.ratios_file", "regression ratios fitted for the seed's scores are not read: Tessera's times come "
-                                            "from its device figures and kernel fits; remove it");
+                                            "from its device figures and kernel fits; remove it (tessera calibrate fits those to measured "
+                                            "runs, for cluster.calibration)");
     if (const Value* a = present(est, "cp_algo")) m_exec.set("cp_algo", *a, a->mark());
     refuseUnknownKeys(est, {"type", "recompute_strategy", "enable_profiling_calibration", "cp_algo", "ratios_file", "recompute_modes"},
                       "estimator", d);

@@ -7,6 +7,7 @@
 #include <QPainter>
 #include <QWidget>
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace tessera::ui {
@@ -44,7 +45,24 @@ void drawWidget(QPainter& painter, QWidget& widget, const QRectF& box, double sc
     painter.restore();
 }
 
-double drawTable(QPainter& painter, const TextTable& t, const QRectF& box, const QFont& font) {
+double drawTable(QPainter& painter, const TextTable& t, const QRectF& box, const QFont& wanted) {
+    // A table wider than its box is drawn smaller rather than cut at the right edge
+    // (the memory table's Total column was lost on A4 landscape).
+    QFont font = wanted;
+    for (int shrink = 0; shrink < 4 && font.pointSizeF() > 0; ++shrink) {
+        const QFontMetricsF m(font, painter.device());
+        QFont b = font;
+        b.setBold(true);
+        const QFontMetricsF bm(b, painter.device());
+        double total = 0;
+        for (int c = 0; c < t.headers.size(); ++c) {
+            double w = bm.horizontalAdvance(t.headers[c]);
+            for (const QStringList& row : t.rows) w = std::max(w, m.horizontalAdvance(row.value(c)));
+            total += w + m.averageCharWidth() * 1.5;
+        }
+        if (total <= box.width()) break;
+        font.setPointSizeF(std::max(4.0, std::floor(font.pointSizeF() * box.width() / total * 10) / 10));
+    }
     const QFontMetricsF metrics(font, painter.device());
     QFont bold = font;
     bold.setBold(true);
