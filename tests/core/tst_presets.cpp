@@ -22,9 +22,9 @@ class TestPresets : public QObject {
 private slots:
     void everyKindHasPresets() {
         QVERIFY(presetIds(PresetKind::Model).size() >= 13);
-        QVERIFY(presetIds(PresetKind::Device).size() >= 12);
+        QVERIFY(presetIds(PresetKind::Device).size() >= 14);
         QVERIFY(presetIds(PresetKind::Scenario).size() >= 4);
-        for (const char* id : {"a100-40gb", "a100-80gb", "h100-sxm", "h800", "h200", "b200", "gh200", "gb200", "mi300x", "ascend-910b",
+        for (const char* id : {"a100-40gb", "a100-80gb", "h100-sxm", "h800", "h200", "b200", "gh200", "gb200", "h20", "mi300x", "mi355x", "ascend-910b",
                                "ascend-910c", "v100-32gb"})
             QVERIFY2(loadPreset(PresetKind::Device, id).has_value(), id);
         for (const char* id : {"gpt3-175b", "llama2-7b", "llama2-13b", "llama2-70b", "llama3-8b", "llama3-70b", "llama3-405b",
