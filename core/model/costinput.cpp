@@ -148,7 +148,10 @@ CostInput runCostInput(const ResolvedScenario& r) {
     dev.hbmBytesPerSecond = *d.hbm_bandwidth_gbps * 1e9;
     dev.intraBytesPerSecond = *d.intra_node_bandwidth_gbps * 1e9;
     dev.interBytesPerSecond = *d.inter_node_bandwidth_gbps * 1e9;
-    dev.perNode = *d.devices_per_node;
+    const ClusterSpec& cl = r.scenario.cluster;
+    dev.perNode = cl.nvlink_domain.value_or(*d.devices_per_node);
+    dev.leafDevices = cl.leaf_devices.value_or(dev.leafDevices);
+    dev.oversubscription = cl.oversubscription.value_or(1.0);
     dev.hostLinkBytesPerSecond = d.host_link_gbps.value_or(0) * 1e9;
     dev.hostMemoryBytesPerSecond = d.host_memory_gbps.value_or(0) * 1e9;
     const EfficiencyCurve curve = efficiencyCurve(dev.name);

@@ -86,7 +86,10 @@ struct DeviceInfo {
     double tpOverlap = knobs::kTpOverlap, tpOverlapUserBuffers = knobs::kTpOverlapUserBuffers;
     double paramGatherOverlap = knobs::kParamGatherOverlap;
     double intraBytesPerSecond = 0, interBytesPerSecond = 0;
-    std::int64_t perNode = 1;
+    std::int64_t perNode = 1;  // devices on NVLink together (cluster.nvlink_domain)
+    // Above the leaf switches: devices under one leaf group, the spine's oversubscription.
+    std::int64_t leafDevices = std::int64_t{1} << 40;
+    double oversubscription = 1;
     double hostLinkBytesPerSecond = 0, hostMemoryBytesPerSecond = 0;  // 0: the device states none
     double effMax = 0, effHalfGflop = 0;  // matmul efficiency curve (model/efficiency.h)
 };

@@ -76,8 +76,8 @@ ExpertTraffic expertAllToAll(const ExpertRoute& r, double copyBytes, const Devic
         t.intraBytes = copyBytes * (L - 1) / L;
     }
     const double intra = local > 1 ? linkAlpha(Link::Intra) * (L - 1) + t.intraBytes / linkBandwidth(Link::Intra, d) : 0;
-    const double inter = nodes > 1 ? linkAlpha(Link::Inter) * double(r.twoStep ? nodes - 1 : r.ep - local) +
-                                         t.interBytes / linkBandwidth(Link::Inter, d)
+    const double inter = nodes > 1 ? linkAlpha(r.network) * double(r.twoStep ? nodes - 1 : r.ep - local) +
+                                         t.interBytes / linkBandwidth(r.network, d)
                                    : 0;
     t.seconds = std::max(intra, inter);
     return t;

@@ -26,6 +26,7 @@ struct ExpertRoute {
     std::int64_t experts = 1, topK = 1;
     std::int64_t groups = 0, groupTopk = 0;  // model.n_group / topk_group; 0: no group limit
     bool twoStep = false;         // exec.moe_enable_deepep
+    Link network = Link::Inter;   // what its cross-node copies take (GroupLinks::ep: Spine past a leaf group)
 };
 
 // Nodes the ep group spans, and the expected number of distinct nodes one token's

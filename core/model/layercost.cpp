@@ -11,7 +11,8 @@ namespace tessera::core {
 
 using namespace knobs;
 
-GroupLinks groupLinks(const Strategy& s, std::int64_t perNode) {
+GroupLinks groupLinks(const Strategy& s, const DeviceInfo& device) {
+    const std::int64_t perNode = device.perNode;
     // Ranks are numbered dimension by dimension in rank order, innermost first (EP is
     // a factor of DP: the data-parallel ranks split into ep expert ranks and dp/ep
     // replicas). A group stays in a node when every dimension it spans, and every
@@ -35,7 +36,8 @@ GroupLinks groupLinks(const Strategy& s, std::int64_t perNode) {
             if (std::find(dims.begin(), dims.end(), s.rankOrder[i]) != dims.end() && size(s.rankOrder[i]) > 1)
                 outermost = block, any = true;
         }
-        return any && outermost > perNode ? Link::Inter : Link::Intra;
+        if (!any || outermost <= perNode) return Link::Intra;
+        return outermost > device.leafDevices && device.oversubscription > 1 ? Link::Spine : Link::Inter;
     };
     GroupLinks g;
     g.tp = link({RankDim::Tp});
@@ -56,7 +58,8 @@ GroupLinks groupLinks(const Strategy& s, std::int64_t perNode) {
 }
 
 double linkBandwidth(Link link, const DeviceInfo& d) {
-    return link == Link::Intra ? d.intraBytesPerSecond * d.intraLinkEfficiency : d.interBytesPerSecond * d.interLinkEfficiency;
+    if (link == Link::Intra) return d.intraBytesPerSecond * d.intraLinkEfficiency;
+    return d.interBytesPerSecond * d.interLinkEfficiency / (link == Link::Spine ? d.oversubscription : 1.0);
 }
 double linkAlpha(Link link) { return link == Link::Intra ? kAlphaIntraSeconds : kAlphaInterSeconds; }
 
@@ -362,7 +365,8 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
     }
     double epForward = 0;
     if (kind.moe && st.ep > 1) {
-        const ExpertRoute route{st.ep, links.epPerNode, m.experts, m.topK, m.groups, m.groupTopk, run.twoStepDispatch};
+        const ExpertRoute route{st.ep,     links.epPerNode,  m.experts, m.topK, m.groups, m.groupTopk, run.twoStepDispatch,
+                                links.ep == Link::Spine ? Link::Spine : Link::Inter};
         epForward = 2 * expertAllToAll(route, Bc * tokensAtExperts * h, dev).seconds;  // dispatch + combine
         out.epBuffer = 2 * Bc * tokensAtExperts * h;
     }

@@ -24,7 +24,9 @@
 
 namespace tessera::core {
 
-enum class Link : std::uint8_t { Intra, Inter };
+// Intra: NVLink; Inter: the NICs under one leaf group; Spine: the NICs through an
+// oversubscribed spine (a group spanning more than cluster.leaf_devices).
+enum class Link : std::uint8_t { Intra, Inter, Spine };
 
 struct CollectiveCost {
     double seconds = 0;  // alpha-beta, on the group's slowest link
@@ -67,7 +69,13 @@ struct GroupLinks {
     Link tp = Link::Intra, cp = Link::Intra, ep = Link::Intra, dp = Link::Intra, edp = Link::Intra, pp = Link::Intra;
     std::int64_t epPerNode = 1;  // ranks of one expert-parallel group that share a node
 };
-GroupLinks groupLinks(const Strategy& s, std::int64_t perNode);
+GroupLinks groupLinks(const Strategy& s, const DeviceInfo& device);
+// The same in a cluster of `perNode` devices per NVLink domain and no spine in any path.
+inline GroupLinks groupLinks(const Strategy& s, std::int64_t perNode) {
+    DeviceInfo d;
+    d.perNode = perNode;
+    return groupLinks(s, d);
+}
 
 // A link's achieved bandwidth (bytes/s per device, coefficients.h efficiencies) and
 // its per-step latency.

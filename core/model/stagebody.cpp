@@ -22,7 +22,7 @@ std::int64_t paddedVocab(std::int64_t vocab, std::int64_t tp) {
 
 StageContext::StageContext(const CostInput& input)
     : in(input),
-      links(groupLinks(input.strategy, input.device.perNode)),
+      links(groupLinks(input.strategy, input.device)),
       kinds(input.model.kinds.size()),
       classes(input.strategy.classes.size()),
       pairs(kinds * classes),

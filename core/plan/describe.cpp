@@ -22,7 +22,7 @@ LayerDescriptions describeLayers(const CostInput& in, OpMask keep, const std::st
     CostInput work = in;
     work.strategy.classes = {RecomputeClass{}};
     work.strategy.layerClass.clear();
-    const GroupLinks links = groupLinks(work.strategy, in.device.perNode);
+    const GroupLinks links = groupLinks(work.strategy, in.device);
     const double R = double(in.strategy.optimizerShard), Re = double(in.strategy.expertShard);
 
     // The head and the tail as the first and the last stage carry them.

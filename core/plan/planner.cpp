@@ -164,7 +164,7 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
     }
 
     // Layer types and what each option costs a layer of that type.
-    const GroupLinks links = groupLinks(work.strategy, in.device.perNode);
+    const GroupLinks links = groupLinks(work.strategy, in.device);
     std::vector<std::vector<OptionCost>> kindCosts(m.kinds.size());
     std::vector<double> baseTime(m.kinds.size(), 0);  // a layer's time without recompute (class 0, NONE)
     for (std::size_t k = 0; k < m.kinds.size(); ++k)

@@ -108,6 +108,21 @@ void Resolver::resolveCluster() {
                                           "; calibrate on this device's runs, or remove it");
     if (!d.devices_per_node) return;
     const std::int64_t perNode = *d.devices_per_node;
+    // The topology: NVLink domains of whole nodes or whole parts of one, leaf groups of
+    // whole domains, and an oversubscribed spine only above a stated leaf group.
+    if (c.nvlink_domain) {
+        if (*c.nvlink_domain % perNode != 0 && perNode % *c.nvlink_domain != 0)
+            refuse("cluster.nvlink_domain", "an NVLink domain holds whole nodes or divides one: devices_per_node is " +
+                                                std::to_string(perNode) + ", got " + std::to_string(*c.nvlink_domain));
+    } else {
+        fill("cluster.nvlink_domain", c.nvlink_domain, perNode, Origin::Derived, "devices_per_node");
+    }
+    if (c.leaf_devices && c.nvlink_domain && *c.leaf_devices % *c.nvlink_domain != 0)
+        refuse("cluster.leaf_devices", "a leaf group holds whole NVLink domains of " + std::to_string(*c.nvlink_domain) +
+                                           " devices, got " + std::to_string(*c.leaf_devices));
+    if (c.oversubscription && *c.oversubscription > 1 && !c.leaf_devices)
+        refuse("cluster.oversubscription", "the spine is above the leaf groups: state leaf_devices, the devices under one, "
+                                           "or the oversubscription applies to no path");
     if (c.devices && c.nodes) {
         if (*c.devices != *c.nodes * perNode)
             refuse("cluster.devices", "states " + std::to_string(*c.devices) + " devices but " + std::to_string(*c.nodes) +

@@ -60,6 +60,10 @@ struct ClusterSpec {
     std::optional<std::int64_t> nodes;
     std::optional<std::vector<std::string>> rank_order;  // a permutation of kRankDimensions
     std::optional<std::string> calibration;  // a calibration file (tessera calibrate), as stated
+    // The topology the collectives read: the NVLink domain, and the fabric above the leaf
+    // switches (devices under one leaf group, and the spine's oversubscription).
+    std::optional<std::int64_t> nvlink_domain, leaf_devices;
+    std::optional<double> oversubscription;
 
     bool operator==(const ClusterSpec&) const = default;
 };
@@ -77,6 +81,14 @@ void visit(Spec& c, V& v) {
     v.integer({"nodes", "Nodes in the cluster; devices = nodes · devices_per_node"}, c.nodes, count);
     v.textList({"rank_order", "Parallel dimensions from the innermost rank out (tp, cp, ep, dp, pp)"}, c.rank_order,
                kRankDimensions);
+    v.integer({"nvlink_domain", "Devices that reach each other over NVLink (or the vendor's scale-up fabric): a DGX "
+               "node's 8, a GB200 NVL72 rack's 72, an NVLink Switch System's 256; unstated, devices_per_node"},
+              c.nvlink_domain, count);
+    v.integer({"leaf_devices", "Devices under one leaf (rail) group of the network: a collective whose ranks span more "
+               "crosses the spine; unstated, every device (no spine in any path)"}, c.leaf_devices, count);
+    v.real({"oversubscription", "How far the spine is oversubscribed: traffic crossing it gets the NIC rate divided by "
+            "this (1: a non-blocking fat tree, as DGX SuperPODs are built); unstated, 1"}, c.oversubscription,
+           RealRange{1, 1e3});
     v.text({"calibration", "A calibration file written by tessera calibrate (relative to the scenario's folder): its "
             "fitted efficiencies replace the built-in ones"}, c.calibration);
     // clang-format on
