@@ -146,6 +146,7 @@ CostInput runCostInput(const ResolvedScenario& r) {
         dev.peakFlops = d.peak_tflops->at(*e.compute_dtype) * 1e12;
     }
     dev.hbmBytesPerSecond = *d.hbm_bandwidth_gbps * 1e9;
+    dev.sms = d.sms.value_or(0);
     dev.intraBytesPerSecond = *d.intra_node_bandwidth_gbps * 1e9;
     dev.interBytesPerSecond = *d.inter_node_bandwidth_gbps * 1e9;
     const ClusterSpec& cl = r.scenario.cluster;
@@ -173,6 +174,7 @@ CostInput runCostInput(const ResolvedScenario& r) {
     run.frozen = *e.frozen;
     run.lossParallel = *e.loss_parallel;
     run.groupedGemm = *e.grouped_gemm;
+    run.activationFp8Input = *e.activation_func_fp8_input_store;
     run.capacityFactor = *e.grouped_gemm ? 1.0 : e.capacity_factor.value_or(1.0);  // dropless: no capacity (priced.h)
     run.sliceRecomputeInput = *e.recompute_slice_activation || *e.shard_activations;
     run.shardActivations = *e.shard_activations;
@@ -192,6 +194,7 @@ CostInput runCostInput(const ResolvedScenario& r) {
     run.optimizerOffloadOverlap = *e.optimizer_offload_overlap;
     run.overlapExpertComm = *e.overlap_moe_expert_parallel_comm;
     run.twoStepDispatch = *e.moe_enable_deepep;
+    run.deepepSms = *e.moe_enable_deepep ? e.moe_deepep_sms.value_or(0) : 0;
     run.seqSplit = e.seq_split.value_or(1);
     if (*e.compute_dtype == "fp8") {
         const std::string& recipe = *e.fp8_recipe;

@@ -86,6 +86,7 @@ struct DeviceInfo {
     double tpOverlap = knobs::kTpOverlap, tpOverlapUserBuffers = knobs::kTpOverlapUserBuffers;
     double paramGatherOverlap = knobs::kParamGatherOverlap;
     double intraBytesPerSecond = 0, interBytesPerSecond = 0;
+    std::int64_t sms = 0;      // streaming multiprocessors (0: not stated)
     std::int64_t perNode = 1;  // devices on NVLink together (cluster.nvlink_domain)
     // Above the leaf switches: devices under one leaf group, the spine's oversubscription.
     std::int64_t leafDevices = std::int64_t{1} << 40;
@@ -104,6 +105,8 @@ struct RunSettings {
     // Experts as one grouped GEMM (dropless: nothing padded to a capacity), else one
     // GEMM per local expert with tokens padded to capacityFactor.
     bool groupedGemm = true;
+    bool activationFp8Input = false;
+    std::int64_t deepepSms = 0;  // exec.moe_deepep_sms under moe_enable_deepep, else 0  // exec.activation_func_fp8_input_store: the SwiGLU input kept in FP8
     bool twoStepDispatch = false;  // exec.moe_enable_deepep: tokens cross the network once per node (expertcomm.h)
     double capacityFactor = 1;  // the padding without grouped GEMM; 1 with it
     Fp8Recipe fp8 = Fp8Recipe::Off;  // exec.fp8_recipe under compute_dtype fp8 (layercost.h says what runs in FP8)

@@ -64,6 +64,12 @@ Summary evaluateSimulated(const CostInput& in, const std::vector<SimulatedStage>
     PipelineInput pipe;
     pipe.schedule = scheduleName(st.schedule), pipe.stages = p, pipe.chunks = chunks, pipe.microBatches = m;
     pipe.pairSteadyState = paired;
+    // DeepEP's kernels hold moe_deepep_sms of the device's SMs while a pair overlaps them
+    // (DeepSeek-V3 report §3.2.1-3.2.2: the SMs are split between communication and
+    // compute; DeepGEMM's set_num_sms sizes the GEMMs to the rest).
+    const bool pairs = paired || st.schedule == Schedule::DualPipe || st.schedule == Schedule::DualPipeV;
+    if (pairs && in.run.deepepSms > 0 && in.device.sms > in.run.deepepSms)
+        pipe.pairComputeStretch = double(in.device.sms) / double(in.device.sms - in.run.deepepSms);
     pipe.times.resize(std::size_t(p));
     pipe.keptBytes.resize(std::size_t(p));
     pipe.weightGradBytes.resize(std::size_t(p));
@@ -128,7 +134,8 @@ Summary evaluateSimulated(const CostInput& in, const std::vector<SimulatedStage>
             out.time = own.time;
             out.hasMirror = mirrored;
             if (mirror) out.mirror = mirror->time;
-            const double work = share * sum(r, [](const SimulatedStage& d) { return d.time.perMicroBatch(); });
+            const double work = share * sum(r, [](const SimulatedStage& d) { return d.time.perMicroBatch(); }) +
+                                run.pairStretchSeconds[std::size_t(r)];
             out.hiddenBySchedule = std::max(0.0, work - run.busy[std::size_t(r)]);
         }
     }
@@ -137,7 +144,9 @@ Summary evaluateSimulated(const CostInput& in, const std::vector<SimulatedStage>
     if (detail) {
         // The straggler's work: every micro-batch through each of its stages; what the
         // F&B pairs saved against running both halves apart is hidden communication.
-        const double work = share * sum(straggler, [](const SimulatedStage& d) { return d.time.perMicroBatch(); });
+        const double slowed = run.pairStretchSeconds[std::size_t(straggler)];
+        const double work =
+            share * sum(straggler, [](const SimulatedStage& d) { return d.time.perMicroBatch(); }) + slowed;
         const double comm = share * sum(straggler, [](const SimulatedStage& d) { return d.time.communication; });
         const double recompute = share * sum(straggler, [](const SimulatedStage& d) { return d.time.recompute; });
         const double hidden = std::max(0.0, work - maxBusy);
@@ -146,6 +155,7 @@ Summary evaluateSimulated(const CostInput& in, const std::vector<SimulatedStage>
         detail->breakdown.compute = maxBusy - recompute - std::max(0.0, comm - hidden);
         detail->breakdown.bubble = run.makespan - maxBusy;
         detail->breakdown.communicationHiddenBySchedule = std::min(comm, hidden);
+        detail->breakdown.computeSlowedBySms = slowed;
         detail->breakdown.optimizer = tailOptimizer;
         detail->bubbleFraction = run.makespan > 0 ? (run.makespan - maxBusy) / run.makespan : 0;
     }

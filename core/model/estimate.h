@@ -87,6 +87,9 @@ struct TimeBreakdown {
     // Not a share of the step: the exposed communication the schedule's overlap hid on
     // top of what each layer hides (DualPipe's F&B pairs), on the busiest device.
     double communicationHiddenBySchedule = 0;
+    // Of compute: how much longer the F&B pairs computed on the SMs DeepEP's kernels left
+    // them (exec.moe_deepep_sms of the device's sms), on the busiest device.
+    double computeSlowedBySms = 0;
 };
 
 struct Estimate {

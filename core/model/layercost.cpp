@@ -266,7 +266,12 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
     // such MLPs the device holds (its local experts).
     auto mlp = [&](double width, double tokensHere, double tpDiv, double share, double stored, double matrices,
                    double pieces = 1) {
-        save(Bc * tokensHere * width * inputs / tpDiv, 0);     // the activation's input(s), read by its backward
+        // The activation's input(s), read by its backward: in FP8 under
+        // activation_func_fp8_input_store (a gated activation; a cast writes it, the
+        // backward reads it back).
+        const bool fp8Input = run.activationFp8Input && m.gated;
+        save((fp8Input ? kFp8SavedInputBytes : Bc) * tokensHere * width * inputs / tpDiv, 0);
+        if (fp8Input) elementwise += kFp8SavedInputBytes * tokensHere * width * inputs / tpDiv;
         save(Bl * tokensHere * width / tpDiv, kOpFfAct);       // its output, the down projection's input
         const double flops = 2 * tokensHere * h * width * (inputs + 1) / tpDiv / pieces;
         gemmSeconds += pieces * (fp8 ? fp8MatmulSeconds(flops, dev) : matmulSeconds(flops, dev));
@@ -294,7 +299,14 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
         modelFlops += 2 * tokens * h * E;
         tokensAtExperts = T * k * kappa;  // balanced routing: each device gets its share back
         save(Bl * tokensAtExperts * h, 0);  // permuted tokens: the experts' input
-        save(Bc * tokensAtExperts * h, 0);  // expert outputs, for the combine's gradient
+        // The combine's gradient with respect to the routing probabilities needs each
+        // expert's output, unless the probabilities are applied inside the activation:
+        // Megatron-LM's TEGroupedMLP runs a weighted SwiGLU (weighted_bias_swiglu_impl with
+        // the permuted probs, megatron/core/transformer/moe/experts.py), so with grouped
+        // GEMM and a gated activation the combine keeps nothing and the activation keeps
+        // the probabilities (fp32, one per routed copy).
+        if (run.groupedGemm && m.gated) save(4 * tokensAtExperts, 0);
+        else save(Bc * tokensAtExperts * h, 0);
         // Grouped GEMM runs every local expert in one kernel (Megatron-LM --moe-grouped-gemm);
         // without it each runs its own, smaller and less efficient (efficiency.h).
         const double local = std::max(1.0, E / double(st.ep));

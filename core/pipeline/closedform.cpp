@@ -81,9 +81,9 @@ double pipelineMakespanZbH1(const PipelineShape& sh, const ZbH1Stages& st) {
     return m * st.maxX + hops * st.maxFB - (m - 1) * st.minFill;
 }
 
-double pairSeconds(double f, double fComm, double bFull, double bComm) {
+double pairSeconds(double f, double fComm, double bFull, double bComm, double stretch) {
     const double fc = std::min(fComm, f), bc = std::min(bComm, bFull);
-    const double fCompute = f - fc, bCompute = bFull - bc;
+    const double fCompute = (f - fc) * stretch, bCompute = (bFull - bc) * stretch;
     return fCompute + bCompute + std::max(0.0, fc - bCompute) + std::max(0.0, bc - fCompute);
 }
 

@@ -114,6 +114,7 @@ double pipelineMakespanZbH1(const PipelineShape& shape, const ZbH1Stages& stages
 // Stages that differ: each device's busy time, plus the largest device's bubble term.
 double pipelineMakespanDual(const PipelineShape& shape, const SplitStage* devices, int count);
 // One F&B pair: each half's communication hides behind the other half's compute.
-double pairSeconds(double f, double fComm, double bFull, double bComm);
+// `stretch` (>= 1): the pair's compute slowed by the SMs its communication kernels hold.
+double pairSeconds(double f, double fComm, double bFull, double bComm, double stretch = 1);
 
 }  // namespace tessera::core

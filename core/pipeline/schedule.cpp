@@ -200,7 +200,7 @@ PipelineResult simulatePipeline(const PipelineInput& in) {
     auto pairDuration = [&](int s, const Op& f, const Op& b) {
         const StageTimes& tf = in.times[std::size_t(s)][std::size_t(f.chunk)];
         const StageTimes& tb = in.times[std::size_t(s)][std::size_t(b.chunk)];
-        return pairSeconds(tf.forward, tf.forwardComm, duration(s, b), tb.backwardComm);
+        return pairSeconds(tf.forward, tf.forwardComm, duration(s, b), tb.backwardComm, in.pairComputeStretch);
     };
 
     // Each stage advances as far as its inputs allow; sweep until nothing moves.
@@ -210,6 +210,7 @@ PipelineResult simulatePipeline(const PipelineInput& in) {
     for (int s = 0; s < p; ++s) timeline[std::size_t(s)].clear();
     std::vector<std::size_t> next(std::size_t(p), 0);
     std::vector<double> freeAt(std::size_t(p), 0.0);
+    std::vector<double> stretchAdded(std::size_t(p), 0.0);
     for (bool moved = true; moved;) {
         moved = false;
         for (int s = 0; s < p; ++s) {
@@ -221,6 +222,12 @@ PipelineResult simulatePipeline(const PipelineInput& in) {
                 if (inputAt < 0) break;
                 const double start = std::max(freeAt[std::size_t(s)], inputAt);
                 const double end = start + (step.paired ? pairDuration(s, step.op, step.with) : duration(s, step.op));
+                if (step.paired && in.pairComputeStretch > 1) {
+                    const StageTimes& tf = in.times[std::size_t(s)][std::size_t(step.op.chunk)];
+                    const StageTimes& tb = in.times[std::size_t(s)][std::size_t(step.with.chunk)];
+                    stretchAdded[std::size_t(s)] += (end - start) - pairSeconds(tf.forward, tf.forwardComm,
+                                                                                duration(s, step.with), tb.backwardComm);
+                }
                 // What each box's communication does: exposed inside the box, or hidden
                 // under its own compute, or under the other half of its pair.
                 auto comm = [&](const Op& op) -> std::pair<double, double> {
@@ -262,6 +269,7 @@ PipelineResult simulatePipeline(const PipelineInput& in) {
 
     PipelineResult r;
     r.busy.assign(std::size_t(p), 0.0);
+    r.pairStretchSeconds = stretchAdded;
     r.peakInFlight.assign(std::size_t(p), 0);
     r.peakInFlightPerChunk.assign(std::size_t(p), std::vector<int>(std::size_t(v), 0));
     r.peakWaitingWeightGrads.assign(std::size_t(p), 0);

@@ -112,6 +112,9 @@ struct PipelineInput {
     // compute. Every stage runs one warm-up chunk-forward more than unpaired, so it
     // holds one more in flight (Megatron's docs: the overlap costs memory).
     bool pairSteadyState = false;
+    // An F&B pair's compute stretched by this (>= 1): the share of the SMs its overlapped
+    // communication kernels hold (DeepEP's num_sms of the device's), closedform.h pairSeconds.
+    double pairComputeStretch = 1;
     // seqpipe only (Seq1F1B, Sun et al. 2024; the seed's seqpipe with seq_split): each
     // micro-batch runs the pipeline as n sequence parts, forwards in sequence order
     // (a part attends to the parts before it) and backwards in reverse; 1F1B's order
@@ -143,6 +146,9 @@ struct PipelineResult {
     std::vector<int> peakWaitingWeightGrads;  // per stage: most deferred weight gradients at once
     std::vector<std::vector<MemoryPoint>> memory;  // per stage, after each change
     std::vector<double> peakBytes;  // per stage, with keptBytes given: max over time of held + waiting bytes
+    // Per stage: what pairComputeStretch added to its F&B pairs (compute slowed by the SMs
+    // the overlapped communication held), included in busy.
+    std::vector<double> pairStretchSeconds;
 };
 
 // All four throw SpecError naming the field when the input cannot be run: an

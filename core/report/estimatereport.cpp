@@ -64,6 +64,9 @@ std::vector<std::string> keyFigures(const Estimate& e) {
                          formatSeconds(b.compute).c_str(), formatSeconds(b.recompute).c_str(),
                          formatSeconds(b.communicationExposed).c_str(), formatSeconds(b.bubble).c_str(),
                          formatSeconds(b.optimizer).c_str()));
+    if (b.computeSlowedBySms > 0)
+        out.push_back(printf("Compute includes %s of F&B pairs run on the SMs DeepEP's kernels leave them (moe_deepep_sms)",
+                             formatSeconds(b.computeSlowedBySms).c_str()));
     if (b.communicationHiddenBySchedule > 0)
         out.push_back(printf("The schedule's F&B pairs hide %s more communication on the busiest device",
                              formatSeconds(b.communicationHiddenBySchedule).c_str()));
@@ -171,7 +174,8 @@ std::string estimateJson(const ResolvedScenario& r, const Estimate& e) {
     out["time_breakdown_s"] = {{"compute", e.breakdown.compute}, {"recompute", e.breakdown.recompute},
                                {"communication_exposed", e.breakdown.communicationExposed},
                                {"bubble", e.breakdown.bubble}, {"optimizer", e.breakdown.optimizer},
-                               {"communication_hidden_by_schedule", e.breakdown.communicationHiddenBySchedule}};
+                               {"communication_hidden_by_schedule", e.breakdown.communicationHiddenBySchedule},
+                               {"compute_slowed_by_sms", e.breakdown.computeSlowedBySms}};
     return out.dump(2) + "\n";
 }
 

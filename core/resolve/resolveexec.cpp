@@ -63,6 +63,20 @@ void Resolver::resolveExecRun() {
     if (!isMoe(m) && *e.overlap_moe_expert_parallel_comm)
         refuse("exec.overlap_moe_expert_parallel_comm", "applies to mixture-of-experts models only");
     if (!isMoe(m) && *e.moe_enable_deepep) refuse("exec.moe_enable_deepep", "applies to mixture-of-experts models only");
+    // DeepEP's kernels occupy SMs while they run beside compute: how many, of how many.
+    if (*e.moe_enable_deepep) {
+        fill("exec.moe_deepep_sms", e.moe_deepep_sms, std::int64_t{20}, Origin::Default,
+             "DeepEP's Buffer.num_sms (deep_ep/buffer.py), the DeepSeek-V3 report's 20 SMs");
+        const DeviceSpec& dev = *cluster().device;
+        if (!dev.sms)
+            refuse("exec.moe_enable_deepep", "DeepEP's kernels run on some of the device's SMs, and the device (" +
+                                                 dev.name.value_or("?") + ") states no sms; state cluster.device.sms");
+        else if (*e.moe_deepep_sms >= *dev.sms)
+            refuse("exec.moe_deepep_sms", "leaves no SM for compute: the device (" + dev.name.value_or("?") + ") has " +
+                                              std::to_string(*dev.sms) + ", got " + std::to_string(*e.moe_deepep_sms));
+    } else if (e.moe_deepep_sms) {
+        refuse("exec.moe_deepep_sms", "applies with moe_enable_deepep: true only");
+    }
     // The device must have a peak for the compute dtype.
     const DeviceSpec& d = *cluster().device;
     if (d.peak_tflops && !d.peak_tflops->contains(*e.compute_dtype))

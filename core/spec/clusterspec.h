@@ -30,6 +30,7 @@ struct DeviceSpec {
     std::optional<double> inter_node_bandwidth_gbps;
     std::optional<std::int64_t> devices_per_node;
     std::optional<double> host_link_gbps, host_memory_gbps;
+    std::optional<std::int64_t> sms;
 
     bool operator==(const DeviceSpec&) const = default;
 };
@@ -50,6 +51,8 @@ void visit(Spec& d, V& v) {
             "what activation and optimizer offload copy over", "GB/s"}, d.host_link_gbps, positive);
     v.real({"host_memory_gbps", "Host memory bandwidth one device's share of the host CPUs can use: what an offloaded "
             "optimizer step runs at", "GB/s"}, d.host_memory_gbps, positive);
+    v.integer({"sms", "Streaming multiprocessors (NVIDIA; compute units on AMD): communication kernels that run on "
+               "them (DeepEP's) take a share while they overlap compute"}, d.sms, IntRange{1, 1 << 20});
     // clang-format on
 }
 

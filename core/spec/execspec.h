@@ -68,6 +68,7 @@ struct ExecSpec {
     std::optional<std::int64_t> param_bytes, compute_bytes, softmax_bytes, grad_bytes, optimizer_state_bytes,
         optimizer_states, main_param_bytes, norm_bytes, dropout_bytes;
     std::optional<bool> flash_attention, tp_comm_overlap, grad_clip, grouped_gemm, vocab_emb_dp, emb_dp_sharded, tie_embeddings;
+    std::optional<bool> activation_func_fp8_input_store;
     std::optional<std::string> cp_algo;
     std::optional<double> capacity_factor;
     std::optional<bool> shard_mtp_param, frozen;
@@ -82,6 +83,7 @@ struct ExecSpec {
     std::optional<bool> optimizer_offload_overlap;
     std::optional<bool> overlap_p2p_comm, overlap_moe_expert_parallel_comm;
     std::optional<bool> moe_enable_deepep;
+    std::optional<std::int64_t> moe_deepep_sms;
 
     bool operator==(const ExecSpec&) const = default;
 };
@@ -155,10 +157,16 @@ void visit(Spec& e, V& v) {
             "the network once per node it routes to (to the same-rail GPU there), then NVLink carries it on to its "
             "experts (Megatron-LM --moe-enable-deepep with --moe-token-dispatcher-type flex); off, every routed copy "
             "goes straight to its expert's GPU"}, e.moe_enable_deepep);
+    v.integer({"moe_deepep_sms", "The device's SMs DeepEP's dispatch and combine kernels run on (DeepEP's "
+               "Buffer.num_sms; DeepSeek-V3 report §3.2.2: 20 of the H800's 132): while an F&B pair overlaps them, "
+               "the pair's compute runs on the rest; moe_enable_deepep only"}, e.moe_deepep_sms, IntRange{1, 1 << 16});
     v.flag({"tp_comm_overlap", "TP collectives pipelined with their GEMMs (Megatron-LM --tp-comm-overlap; needs sequence_parallel)"},
            e.tp_comm_overlap);
     v.flag({"grad_clip", "Clip gradients by global norm"}, e.grad_clip);
     v.flag({"grouped_gemm", "Experts run as one grouped matmul"}, e.grouped_gemm);
+    v.flag({"activation_func_fp8_input_store", "The gated activation (SwiGLU) keeps its input for the backward in FP8, "
+            "one byte an element (Megatron-LM --activation-func-fp8-input-store; DeepSeek-V3 report §3.3.2)"},
+           e.activation_func_fp8_input_store);
     v.flag({"vocab_emb_dp", "The vocabulary embedding runs data parallel"}, e.vocab_emb_dp);
     v.flag({"emb_dp_sharded", "The embedding table is sharded over data parallelism"}, e.emb_dp_sharded);
     v.flag({"tie_embeddings", "The run ties embedding and output tables"}, e.tie_embeddings);
