@@ -10,67 +10,57 @@
 
 namespace tessera::core {
 
-namespace {
-
-std::string printf(const char* format, auto... args) {
-    char buffer[512];
-    std::snprintf(buffer, sizeof buffer, format, args...);
-    return buffer;
-}
-
-}  // namespace
-
 std::string strategyLine(const ResolvedScenario& r) {
     const ExecSpec& e = r.scenario.exec;
-    std::string line = printf("dp %lld · tp %lld · pp %lld", (long long)*e.dp, (long long)*e.tp, (long long)*e.pp);
-    if (*e.vpp > 1) line += printf(" · vpp %lld", (long long)*e.vpp);
-    if (*e.cp > 1) line += printf(" · cp %lld", (long long)*e.cp);
-    if (*e.ep > 1) line += printf(" · ep %lld", (long long)*e.ep);
-    line += printf(" · mbs %lld × %lld micro-batches · seq %lld · %s", (long long)*e.micro_batch_size,
+    std::string line = formatText("dp %lld · tp %lld · pp %lld", (long long)*e.dp, (long long)*e.tp, (long long)*e.pp);
+    if (*e.vpp > 1) line += formatText(" · vpp %lld", (long long)*e.vpp);
+    if (*e.cp > 1) line += formatText(" · cp %lld", (long long)*e.cp);
+    if (*e.ep > 1) line += formatText(" · ep %lld", (long long)*e.ep);
+    line += formatText(" · mbs %lld × %lld micro-batches · seq %lld · %s", (long long)*e.micro_batch_size,
                    (long long)*e.micro_batch_num, (long long)*e.seq_length, e.pp_schedule->c_str());
-    if (*e.pp_schedule == "seqpipe") line += printf(" in %lld sequence parts", (long long)e.seq_split.value_or(1));
+    if (*e.pp_schedule == "seqpipe") line += formatText(" in %lld sequence parts", (long long)e.seq_split.value_or(1));
     if (*e.overlap_moe_expert_parallel_comm) line += " · all-to-all overlapped";
     if (*e.moe_enable_deepep) line += " · DeepEP dispatch";
     if (*e.sequence_parallel) line += " · SP";
     if (*e.optimizer_parallel) line += *e.grad_shard_as_params ? " · FSDP" : *e.grad_shard ? " · ZeRO-2" : " · ZeRO-1";
     if (e.activation_offload) {
         if (const auto* all = std::get_if<std::int64_t>(&e.activation_offload->value); all && *all > 0)
-            line += printf(" · offload %lld layers a stage", (long long)*all);
+            line += formatText(" · offload %lld layers a stage", (long long)*all);
         if (const auto* each = std::get_if<StageCounts::Flat>(&e.activation_offload->value)) {
             std::string counts;
             for (std::int64_t k : *each) counts += (counts.empty() ? "" : ",") + std::to_string(k);
             line += " · offload layers " + counts;
         }
     }
-    if (e.optimizer_offload && *e.optimizer_offload > 0) line += printf(" · optimizer %.0f %% on the host", *e.optimizer_offload * 100);
+    if (e.optimizer_offload && *e.optimizer_offload > 0) line += formatText(" · optimizer %.0f %% on the host", *e.optimizer_offload * 100);
     return line;
 }
 
 std::string headline(const ResolvedScenario& r) {
     const Scenario& s = r.scenario;
-    return printf("%s on %lld × %s", s.model.name.value_or("model").c_str(), (long long)*s.cluster.devices,
+    return formatText("%s on %lld × %s", s.model.name.value_or("model").c_str(), (long long)*s.cluster.devices,
                   s.cluster.device->name->c_str());
 }
 
 std::vector<std::string> keyFigures(const Estimate& e) {
     std::vector<std::string> out;
     const bool mirrored = !e.stages.empty() && e.stages.front().hasMirror;  // dualpipe: a row is a device of two stages
-    out.push_back(printf("Peak %s GiB of %s GiB (%s %d): %s", gibNumber(e.peakMemory).c_str(), gibNumber(e.deviceMemory).c_str(),
+    out.push_back(formatText("Peak %s GiB of %s GiB (%s %d): %s", gibNumber(e.peakMemory).c_str(), gibNumber(e.deviceMemory).c_str(),
                          mirrored ? "device" : "stage", e.peakStage, e.fits ? "fits" : "DOES NOT FIT"));
-    out.push_back(printf("Step %s · %s tokens/s · MFU %.1f %% · bubble %.1f %%", formatSeconds(e.stepSeconds).c_str(),
+    out.push_back(formatText("Step %s · %s tokens/s · MFU %.1f %% · bubble %.1f %%", formatSeconds(e.stepSeconds).c_str(),
                          withThousands(std::llround(e.tokensPerSecond)).c_str(), e.mfu * 100, e.bubbleFraction * 100));
     const TimeBreakdown& b = e.breakdown;
-    out.push_back(printf("Where the step goes: compute %s · recompute %s · exposed communication %s · bubble %s · optimizer %s",
+    out.push_back(formatText("Where the step goes: compute %s · recompute %s · exposed communication %s · bubble %s · optimizer %s",
                          formatSeconds(b.compute).c_str(), formatSeconds(b.recompute).c_str(),
                          formatSeconds(b.communicationExposed).c_str(), formatSeconds(b.bubble).c_str(),
                          formatSeconds(b.optimizer).c_str()));
     if (b.computeSlowedBySms > 0)
-        out.push_back(printf("Compute includes %s of F&B pairs run on the SMs DeepEP's kernels leave them (moe_deepep_sms)",
+        out.push_back(formatText("Compute includes %s of F&B pairs run on the SMs DeepEP's kernels leave them (moe_deepep_sms)",
                              formatSeconds(b.computeSlowedBySms).c_str()));
     if (b.communicationHiddenBySchedule > 0)
-        out.push_back(printf("The schedule's F&B pairs hide %s more communication on the busiest device",
+        out.push_back(formatText("The schedule's F&B pairs hide %s more communication on the busiest device",
                              formatSeconds(b.communicationHiddenBySchedule).c_str()));
-    out.push_back(printf("Parameters: %s in all, at most %s on one device", withThousands(e.totalParameters).c_str(),
+    out.push_back(formatText("Parameters: %s in all, at most %s on one device", withThousands(e.totalParameters).c_str(),
                          withThousands(std::llround(e.perDeviceMaxParameters)).c_str()));
     return out;
 }
@@ -81,7 +71,7 @@ std::string estimateText(const ResolvedScenario& r, const Estimate& e) {
     out += "stage layers in-flight   params  grads  optim master  activ buffers working reserve   total\n";
     for (const StageEstimate& st : e.stages) {
         const StageMemory& m = st.memory;
-        out += printf("%5d %6lld %9lld %8s %6s %6s %6s %6s %7s %7s %7s %7s%s\n", st.stage, (long long)st.layers,
+        out += formatText("%5d %6lld %9lld %8s %6s %6s %6s %6s %7s %7s %7s %7s%s\n", st.stage, (long long)st.layers,
                       (long long)st.inFlightMicroBatches, gibNumber(m.parameters).c_str(), gibNumber(m.gradients).c_str(),
                       gibNumber(m.optimizerStates).c_str(), gibNumber(m.mainParameters).c_str(), gibNumber(m.activations).c_str(),
                       gibNumber(m.buffers).c_str(), gibNumber(m.working).c_str(), gibNumber(m.reserve).c_str(), gibNumber(m.total()).c_str(),
@@ -90,7 +80,7 @@ std::string estimateText(const ResolvedScenario& r, const Estimate& e) {
     out += "\nTime per micro-batch on each stage\n";
     out += "stage   forward  backward  w-grad  recompute  exposed comm\n";
     auto timeRow = [&](const std::string& label, const StageTime& t) {
-        out += printf("%5s %9s %9s %7s %10s %13s\n", label.c_str(), formatSeconds(t.forward).c_str(),
+        out += formatText("%5s %9s %9s %7s %10s %13s\n", label.c_str(), formatSeconds(t.forward).c_str(),
                       formatSeconds(t.backward).c_str(), formatSeconds(t.weightGrad).c_str(),
                       formatSeconds(t.recompute).c_str(), formatSeconds(t.communication).c_str());
     };

@@ -4,6 +4,7 @@
 // GiB = 2^30 bytes. Display strings exist for text output; the engine never
 // rounds through them.
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,5 +46,13 @@ std::string withThousands(std::int64_t value);
 
 // Shortest text that reads back to the same double ("0.1", "989.4", "1e+21").
 std::string numberText(double value);
+
+// printf-style text of one line (at most 511 characters), for the reports' tables.
+template <class... Args>
+std::string formatText(const char* format, Args... args) {
+    char buffer[512];
+    std::snprintf(buffer, sizeof buffer, format, args...);
+    return buffer;
+}
 
 }  // namespace tessera::core
