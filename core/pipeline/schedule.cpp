@@ -47,6 +47,8 @@ Kind validate(const PipelineInput& in) {
     if (p < 1) refuse("pipeline.stages: must be at least 1, got " + str(p));
     if (in.chunks < 1) refuse("pipeline.chunks: must be at least 1, got " + str(in.chunks));
     if (m < 1) refuse("pipeline.microBatches: must be at least 1, got " + str(m));
+    if (!(in.pairComputeStretch >= 1) || !std::isfinite(in.pairComputeStretch))
+        refuse("pipeline.pairComputeStretch: must be a finite number of at least 1");
     const Layout layout = pipeline_detail::layoutOf(kind);
     if (layout == Layout::Linear && in.chunks != 1)
         refuse("pipeline.chunks: only the interleaved, V and dual schedules have more than one chunk; " + in.schedule +
@@ -330,6 +332,9 @@ PipelineResult simulatePipeline(const PipelineInput& in) {
 
 double closedFormMakespan(const PipelineInput& in) {
     const Kind kind = validate(in);
+    // The forms time a pair with all of the SMs; a stretched one is the simulation's only.
+    if (in.pairComputeStretch != 1)
+        refuse("pipeline.pairComputeStretch: no closed form prices pairs on a share of the SMs; simulate it");
     const int p = in.stages;
     // seqpipe: 1F1B over m·n parts, with per-part times.
     const bool seq = kind == Kind::SeqPipe;
