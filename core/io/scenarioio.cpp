@@ -131,6 +131,13 @@ void readCluster(const Value& v, Scenario& s, Context& c) {
     if (s.cluster.calibration) {
         fs::path p(*s.cluster.calibration);
         if (p.is_relative() && !c.baseDir.empty()) p = fs::path(c.baseDir) / p;
+        std::error_code folder;
+        if (s.cluster.calibration->empty() || fs::is_directory(p, folder)) {
+            c.d.add(s.markOf("cluster.calibration"), "cluster.calibration",
+                    "expected a calibration file (tessera calibrate -o FILE), got " +
+                        (s.cluster.calibration->empty() ? std::string("an empty path") : "the folder " + p.string()));
+            return;
+        }
         try {
             s.calibration = readCalibrationFile(p.string(), c.d);
         } catch (const SpecError& e) {  // unreadable (FileError) or unparsable (LoadError)
