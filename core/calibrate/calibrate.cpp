@@ -9,21 +9,6 @@
 
 namespace tessera::core {
 
-const std::vector<CalibrationParameter>& calibrationParameters() {
-    // The ranges are what is physical: no kernel reaches all of its peak, a share is a share.
-    static const std::vector<CalibrationParameter> kParameters = {
-        {"matmul_ceiling", &DeviceInfo::effMax, &CalibrationSpec::matmul_ceiling, 0.2, 1.0},
-        {"matmul_knee_gflop", &DeviceInfo::effHalfGflop, &CalibrationSpec::matmul_knee_gflop, 0.0, 50.0},
-        {"hbm_efficiency", &DeviceInfo::hbmEfficiency, &CalibrationSpec::hbm_efficiency, 0.3, 1.0},
-        {"intra_link_efficiency", &DeviceInfo::intraLinkEfficiency, &CalibrationSpec::intra_link_efficiency, 0.2, 1.0},
-        {"inter_link_efficiency", &DeviceInfo::interLinkEfficiency, &CalibrationSpec::inter_link_efficiency, 0.2, 1.0},
-        {"tp_overlap", &DeviceInfo::tpOverlap, &CalibrationSpec::tp_overlap, 0.0, 1.0},
-        {"tp_overlap_userbuffers", &DeviceInfo::tpOverlapUserBuffers, &CalibrationSpec::tp_overlap_userbuffers, 0.0, 1.0},
-        {"param_gather_overlap", &DeviceInfo::paramGatherOverlap, &CalibrationSpec::param_gather_overlap, 0.0, 1.0},
-    };
-    return kParameters;
-}
-
 namespace {
 
 [[noreturn]] void refuse(const std::string& path, const std::string& message) {
@@ -45,7 +30,6 @@ public:
     Problem(std::vector<Prepared> runs, std::vector<const CalibrationParameter*> params)
         : m_runs(std::move(runs)), m_params(std::move(params)) {}
 
-    std::size_t size() const { return m_params.size(); }
     double measured(std::size_t i) const { return m_runs[i].measuredStep; }
     double value(std::size_t j, double u) const {
         const CalibrationParameter& p = *m_params[j];

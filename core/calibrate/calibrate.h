@@ -21,16 +21,6 @@
 
 namespace tessera::core {
 
-// A parameter the fit may choose: its key in the calibration file, the cost input's
-// figure it sets, and the range the fit keeps it in.
-struct CalibrationParameter {
-    std::string_view key;
-    double DeviceInfo::*field;
-    std::optional<double> CalibrationSpec::*slot;
-    double low, high;
-};
-const std::vector<CalibrationParameter>& calibrationParameters();
-
 struct CalibratedRun {
     std::string label;
     double measuredStep = 0;       // seconds (from tokens/s where the run states that)
@@ -46,7 +36,7 @@ struct Calibration {
     double meanBefore = 0, meanAfter = 0, leaveOneOut = 0;  // mean |relative error| of the steps
 };
 
-// Fits `fit` (keys of calibrationParameters(); empty: all of them) on `runs`.
+// Fits `fit` (keys of calibrationParameters(), model/costinput.h; empty: all of them) on `runs`.
 // Throws SpecError with the reason where the runs cannot determine the request.
 Calibration calibrate(const RunsFile& runs, const std::vector<std::string>& fit);
 

@@ -115,18 +115,23 @@ ModelShape modelShape(const ModelSpec& m) {
     return s;
 }
 
-void applyCalibration(const CalibrationSpec& c, DeviceInfo& dev) {
-    auto set = [](double& to, const std::optional<double>& from) {
-        if (from) to = *from;
+const std::vector<CalibrationParameter>& calibrationParameters() {
+    static const std::vector<CalibrationParameter> kParameters = {
+        {"matmul_ceiling", &DeviceInfo::effMax, &CalibrationSpec::matmul_ceiling, 0.2, 1.0},
+        {"matmul_knee_gflop", &DeviceInfo::effHalfGflop, &CalibrationSpec::matmul_knee_gflop, 0.0, 50.0},
+        {"hbm_efficiency", &DeviceInfo::hbmEfficiency, &CalibrationSpec::hbm_efficiency, 0.3, 1.0},
+        {"intra_link_efficiency", &DeviceInfo::intraLinkEfficiency, &CalibrationSpec::intra_link_efficiency, 0.2, 1.0},
+        {"inter_link_efficiency", &DeviceInfo::interLinkEfficiency, &CalibrationSpec::inter_link_efficiency, 0.2, 1.0},
+        {"tp_overlap", &DeviceInfo::tpOverlap, &CalibrationSpec::tp_overlap, 0.0, 1.0},
+        {"tp_overlap_userbuffers", &DeviceInfo::tpOverlapUserBuffers, &CalibrationSpec::tp_overlap_userbuffers, 0.0, 1.0},
+        {"param_gather_overlap", &DeviceInfo::paramGatherOverlap, &CalibrationSpec::param_gather_overlap, 0.0, 1.0},
     };
-    set(dev.effMax, c.matmul_ceiling);
-    set(dev.effHalfGflop, c.matmul_knee_gflop);
-    set(dev.hbmEfficiency, c.hbm_efficiency);
-    set(dev.intraLinkEfficiency, c.intra_link_efficiency);
-    set(dev.interLinkEfficiency, c.inter_link_efficiency);
-    set(dev.tpOverlap, c.tp_overlap);
-    set(dev.tpOverlapUserBuffers, c.tp_overlap_userbuffers);
-    set(dev.paramGatherOverlap, c.param_gather_overlap);
+    return kParameters;
+}
+
+void applyCalibration(const CalibrationSpec& c, DeviceInfo& dev) {
+    for (const CalibrationParameter& p : calibrationParameters())
+        if (const std::optional<double>& v = c.*(p.slot)) dev.*(p.field) = *v;
 }
 
 CostInput runCostInput(const ResolvedScenario& r) {

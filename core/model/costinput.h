@@ -5,6 +5,7 @@
 // from a ResolvedScenario; a search copies the Strategy and changes its fields.
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -167,6 +168,17 @@ CostInput costInput(const ResolvedScenario& r);
 // The model, device and run of a scenario resolved by resolveRun(), with the
 // strategy at its defaults: the base a search fills candidates into.
 CostInput runCostInput(const ResolvedScenario& r);
+// The figures a calibration may replace, one row each: its key in the calibration file,
+// the cost input's figure it sets, and the physical range a fit keeps it in (no kernel
+// reaches all of its peak; a share is a share). applyCalibration and the fit
+// (core/calibrate) both walk this one list.
+struct CalibrationParameter {
+    std::string_view key;
+    double DeviceInfo::*field;
+    std::optional<double> CalibrationSpec::*slot;
+    double low, high;
+};
+const std::vector<CalibrationParameter>& calibrationParameters();
 // A calibration's figures in place of the built-in ones (a figure it leaves out stays).
 void applyCalibration(const CalibrationSpec& calibration, DeviceInfo& device);
 ModelShape modelShape(const ModelSpec& resolvedModel);
