@@ -141,15 +141,20 @@ void SpecReader::choice(Field f, std::optional<std::string>& out, Choices choice
 void SpecReader::textList(Field f, std::optional<std::vector<std::string>>& out, Choices choices) {
     const Value* v = take(f.key);
     if (!v) return;
-    if (!v->isList()) return refuse(*v, pathOf(f.key), "a list of " + choicesText(choices));
+    // No choices: any non-empty text (names, not values from a set).
+    const std::string what = choices.empty() ? std::string("non-empty text") : "one of " + choicesText(choices);
+    if (!v->isList()) return refuse(*v, pathOf(f.key), "a list of " + (choices.empty() ? what : choicesText(choices)));
     std::vector<std::string> items;
     bool ok = true;
     for (std::size_t i = 0; i < v->items().size(); ++i) {
         const Value& item = v->items()[i];
-        if (item.kind() == Value::Kind::String && std::find(choices.begin(), choices.end(), item.asString()) != choices.end()) {
+        const bool allowed = item.kind() == Value::Kind::String &&
+                             (choices.empty() ? !item.asString().empty()
+                                              : std::find(choices.begin(), choices.end(), item.asString()) != choices.end());
+        if (allowed) {
             items.push_back(item.asString());
         } else {
-            refuse(item, pathOf(f.key) + "[" + std::to_string(i) + "]", "one of " + choicesText(choices));
+            refuse(item, pathOf(f.key) + "[" + std::to_string(i) + "]", what);
             ok = false;
         }
     }

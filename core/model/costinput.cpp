@@ -92,6 +92,11 @@ ModelShape modelShape(const ModelSpec& m) {
     s.learnedPositions = *m.position_embedding == "learned";
     s.tied = *m.tie_word_embeddings;
     s.qkNorm = *m.qk_norm;
+    if (s.qkNorm) (m.qk_norm_weight == "projection" ? s.qkNormSplit : s.qkNormReplicated) = qkNormParams(m);
+    s.window = m.sliding_window.value_or(0);
+    s.chunk = m.attention_chunk_size.value_or(0);
+    s.sinks = m.attention_sinks.value_or(false);
+    s.sandwichNorms = layerNormCount(m) == 4;
     s.attnBias = *m.attention_bias;
     s.outBias = m.attention_out_bias.value_or(s.attnBias);
     s.mlpBias = *m.mlp_bias;

@@ -63,6 +63,11 @@ struct ModelShape {
     std::int64_t qLora = 0, kvLora = 0, ropeDim = 0, nopeDim = 0, vDim = 0;
     std::int64_t linKeyHeads = 0, linKeyDim = 0, linValueHeads = 0, linValueDim = 0, linConv = 0;
     std::int64_t bodyLayers = 0, mtpLayers = 0;
+    std::int64_t window = 0, chunk = 0;  // sliding_window, attention_chunk_size (0: no such layers)
+    // The query/key norms' weights a layer holds: one head's width (whole on every TP
+    // rank) or the projection's (split with it).
+    std::int64_t qkNormReplicated = 0, qkNormSplit = 0;
+    bool sinks = false, sandwichNorms = false;
     bool gated = true, layerNorm = false, learnedPositions = false, tied = false, qkNorm = false;
     bool attnBias = false, outBias = false, mlpBias = false, outputGate = false;
     bool routerBias = false, sharedGate = false;

@@ -120,6 +120,19 @@ struct Core {
 
 }  // namespace
 
+double attendedKeys(const ModelShape& m, AttentionSpan span, double s) {
+    // Twice the (query, key) pairs per query: s for the causal square's s²/2 pairs.
+    if (span == AttentionSpan::Sliding && m.window > 0 && double(m.window) < s) {
+        const double w = double(m.window);
+        return 2 * (w * w / 2 + (s - w) * w) / s;  // the first w queries causal, the rest w keys each
+    }
+    if (span == AttentionSpan::Chunked && m.chunk > 0 && double(m.chunk) < s) {
+        const double c = double(m.chunk), whole = std::floor(s / c), rest = s - whole * c;
+        return 2 * (whole * c * c / 2 + rest * rest / 2) / s;  // causal within each chunk
+    }
+    return s;
+}
+
 LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeClass& cls, const GroupLinks& links) {
     const ModelShape& m = in.model;
     const RunSettings& run = in.run;
@@ -170,6 +183,18 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
 
     // ---- attention -----------------------------------------------------------------
     double coreFlops = 0, scoreElements = 0, qkvHeadWidth = 0, kvExchangeWidth = 0;
+    // A windowed or chunked layer's core skips the tiles outside its span under flash
+    // attention (FlashAttention-2's local attention, window_size); the unfused core
+    // computes every score of the causal square and masks the rest, as it stores them.
+    const double keys = st.flash ? attendedKeys(m, kind.span, s) : s;
+    // Gemma 2/3 norm each sublayer's output too (post_attention_layernorm,
+    // post_feedforward_layernorm): one more norm per sublayer, on its reduced output.
+    auto postNorm = [&] {
+        if (!m.sandwichNorms) return;
+        save(Bn * T * h / spd, kOpNorm);
+        elementwise += Bc * T * h / spd * 2;
+        normBytes += Bc * T * h / spd * 2;
+    };
     save(Bn * T * h / spd, kOpNorm);      // input norm's input
     save(Bl * T * h / spd, 0);            // the QKV matmul's input (sequence-parallel shard)
     elementwise += Bc * T * h / spd * 4;  // norm read+write, residual add
@@ -177,7 +202,8 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
     if (kind.attention == AttentionKind::Standard) {
         const double q = a * dh * (m.outputGate ? 2 : 1);
         out.paramsSplit += h * q + 2 * h * g * dh + a * dh * h + (m.attnBias ? q + 2 * g * dh : 0);
-        out.paramsReplicated += (m.outBias ? h : 0) + (m.qkNorm ? 2 * normWidth(m, dh) : 0);
+        out.paramsSplit += double(m.qkNormSplit) + (m.sinks ? a : 0);  // sinks: one logit per head
+        out.paramsReplicated += (m.outBias ? h : 0) + double(m.qkNormReplicated);
         save(Bc * T * (a + g) * dh / t, kOpAttBmm);  // Q and K
         save(Bc * T * g * dh / t, kOpAttBmm);        // V
         if (m.qkNorm) save(Bn * T * (a + g) * dh / t, kOpNorm);
@@ -185,8 +211,8 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
         qkvSeconds += linear(T, h, (q + 2 * g * dh) / t, T * h / spd);
         linear(T, a * dh / t, h, T * a * dh / t);
         modelFlops += 2 * tokens * (h * (q + 2 * g * dh) + a * dh * h);
-        coreFlops = 2 * T * s * a * dh / t;  // QK^T + AV = 4·T·s·a·dh, halved for causal
-        modelFlops += 2 * tokens * s * a * dh;
+        coreFlops = 2 * T * keys * a * dh / t;  // QK^T + AV = 4·T·s·a·dh, halved for causal
+        modelFlops += 2 * tokens * keys * a * dh;
         scoreElements = T * s * a / t;
         qkvHeadWidth = a * dh;
         kvExchangeWidth = 2 * g * dh / t;
@@ -210,8 +236,8 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
         qkvSeconds += linear(T, ckv, a * (nope + v) / t, T * ckv);
         linear(T, a * v / t, h, T * a * v / t);
         modelFlops += 2 * tokens * (down + up + a * v * h);
-        coreFlops = T * s * a * (dqk + v) / t;
-        modelFlops += tokens * s * a * (dqk + v);
+        coreFlops = T * keys * a * (dqk + v) / t;
+        modelFlops += tokens * keys * a * (dqk + v);
         scoreElements = T * s * a / t;
         qkvHeadWidth = a * v;
         kvExchangeWidth = a * (dqk + v) / t;
@@ -250,6 +276,7 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
         save((st.flash ? Bc + (fp8 ? Bl : 0) : Bl) * T * qkvHeadWidth / t, 0);
     }
     if (m.hiddenDropout > 0) save(Bdo * T * h / spd, kOpHiddenDropout);
+    postNorm();
 
     // ---- MLP / experts ---------------------------------------------------------------
     const double inputs = m.gated ? 2 : 1;
@@ -320,7 +347,8 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
         }
     }
     if (m.hiddenDropout > 0) save(Bdo * T * h / spd, kOpHiddenDropout);
-    out.paramsReplicated += 2 * normWidth(m, h);
+    postNorm();
+    out.paramsReplicated += (m.sandwichNorms ? 4 : 2) * normWidth(m, h);
     if (kind.mtp) {  // enorm, hnorm, the 2h -> h projection, the output norm (DeepSeek-V3 §2.2)
         // shard_mtp_param: false keeps the projection whole on every TP rank (seed tail.py: not
         // divided by the non-expert shard).

@@ -98,6 +98,11 @@ double memorySeconds(double bytes, const DeviceInfo& d);
 // overlap when the run asks for it (it needs sequence parallelism), else the default.
 double tpOverlapShare(const Strategy& s, const DeviceInfo& d);
 
+// Keys a query of a `span` layer attends to, averaged over a sequence of s tokens,
+// times two: s for full causal attention (its s²/2 pairs), less for a sliding window
+// or attention chunks shorter than the sequence.
+double attendedKeys(const ModelShape& m, AttentionSpan span, double s);
+
 LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeClass& cls, const GroupLinks& links);
 
 }  // namespace tessera::core

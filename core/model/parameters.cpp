@@ -17,13 +17,28 @@ std::int64_t mlpParams(const ModelSpec& m, std::int64_t width) {
     return p;
 }
 
+}  // namespace
+
+std::int64_t qkNormParams(const ModelSpec& m) {
+    const std::int64_t a = *m.num_attention_heads, g = *m.num_key_value_heads, d = *m.head_dim;
+    const std::string_view weight = m.qk_norm_weight.value_or("head");
+    if (weight == "none") return 0;
+    if (weight == "projection") return normParams(m, a * d) + normParams(m, g * d);
+    return 2 * normParams(m, d);  // one norm of a head's width for queries, one for keys
+}
+
+std::int64_t layerNormCount(const ModelSpec& m) { return m.norm_placement.value_or("pre") == "sandwich" ? 4 : 2; }
+
+namespace {
+
 std::int64_t standardAttention(const ModelSpec& m) {
     const std::int64_t h = *m.hidden_size, a = *m.num_attention_heads, g = *m.num_key_value_heads, d = *m.head_dim;
     const std::int64_t q = a * d * (m.attn_output_gate.value_or(false) ? 2 : 1);
     std::int64_t p = h * q + 2 * h * g * d + a * d * h;
     if (*m.attention_bias) p += q + 2 * g * d;
     if (m.attention_out_bias.value_or(*m.attention_bias)) p += h;
-    if (*m.qk_norm) p += 2 * normParams(m, d);  // one norm of a head's width for queries, one for keys
+    if (*m.qk_norm) p += qkNormParams(m);
+    if (m.attention_sinks.value_or(false)) p += a;  // one sink logit per head
     return p;
 }
 
@@ -59,6 +74,8 @@ std::int64_t linearAttention(const ModelSpec& m) {
 std::string LayerKind::name() const {
     std::string out = mtp ? "mtp_" : "";
     if (attention == AttentionKind::Linear) out += "linear_";
+    if (span == AttentionSpan::Sliding) out += "sliding_";
+    if (span == AttentionSpan::Chunked) out += "chunked_";
     return out + (moe ? "moe" : "dense");
 }
 
@@ -69,10 +86,15 @@ std::vector<LayerKind> layerStack(const ModelSpec& m) {
     const AttentionKind full = m.kv_lora_rank ? AttentionKind::Mla : AttentionKind::Standard;
     for (std::int64_t i = 0; i < layers; ++i) {
         LayerKind kind;
-        kind.attention = m.layer_types && (*m.layer_types)[static_cast<std::size_t>(i)] == "linear_attention"
-                             ? AttentionKind::Linear : full;
-        // DeepSeek's placement: MoE from first_k_dense_replace on, every moe_layer_freq-th layer.
-        kind.moe = moe && i >= m.first_k_dense_replace.value_or(0) && i % m.moe_layer_freq.value_or(1) == 0;
+        const std::size_t at = static_cast<std::size_t>(i);
+        const std::string_view type = m.layer_types ? std::string_view((*m.layer_types)[at]) : "full_attention";
+        kind.attention = type == "linear_attention" ? AttentionKind::Linear : full;
+        if (type == "sliding_attention") kind.span = AttentionSpan::Sliding;
+        if (type == "chunked_attention") kind.span = AttentionSpan::Chunked;
+        // Stated per layer, else DeepSeek's placement: MoE from first_k_dense_replace on,
+        // every moe_layer_freq-th layer.
+        if (m.mlp_layer_types) kind.moe = moe && (*m.mlp_layer_types)[at] == "moe";
+        else kind.moe = moe && i >= m.first_k_dense_replace.value_or(0) && i % m.moe_layer_freq.value_or(1) == 0;
         stack.push_back(kind);
     }
     // MTP layers repeat the last body layer's kind (seed AP/_layer_stack.py).
@@ -101,7 +123,7 @@ LayerParameters layerParameters(const ModelSpec& m, const LayerKind& kind) {
     } else {
         p.mlp = mlpParams(m, *m.intermediate_size);
     }
-    p.norms = 2 * normParams(m, h);
+    p.norms = layerNormCount(m) * normParams(m, h);
     if (kind.mtp) p.mtpExtra = 2 * normParams(m, h) + 2 * h * h + normParams(m, h);  // enorm, hnorm, eh_proj, final norm
     return p;
 }

@@ -10,6 +10,9 @@
 // their latent norms. Gated DeltaNet (linear attention) layers count their fused
 // input projections, short convolution, per-head decay and gate parameters, the
 // gated norm and the output projection (Transformers' Qwen3NextGatedDeltaNet).
+// Windowed layers count as full ones (the window changes what is computed, not the
+// weights); gpt-oss's attention sinks add one logit per head, Gemma's sandwich norms
+// two more norms a layer, OLMo-2's query/key norms span the whole projection.
 // An MTP module counts its transformer block plus its two input norms, its 2h->h
 // projection and its output norm; it shares the embedding and output tables with
 // the body (DeepSeek-V3 report §2.2), so they are not counted twice.
@@ -22,12 +25,16 @@
 namespace tessera::core {
 
 enum class AttentionKind { Standard, Mla, Linear };
+// Which keys a query of a softmax-attention layer sees: every earlier one (Full), the
+// last sliding_window (Sliding), or those of its attention_chunk_size chunk (Chunked).
+enum class AttentionSpan : std::uint8_t { Full, Sliding, Chunked };
 
 struct LayerKind {
     AttentionKind attention = AttentionKind::Standard;
+    AttentionSpan span = AttentionSpan::Full;
     bool moe = false;
     bool mtp = false;
-    std::string name() const;  // "dense", "moe", "linear_moe", "mtp_moe", ...
+    std::string name() const;  // "dense", "moe", "linear_moe", "sliding_dense", "mtp_moe", ...
     bool operator==(const LayerKind&) const = default;
 };
 
@@ -40,12 +47,16 @@ struct LayerParameters {
     std::int64_t router = 0;
     std::int64_t routedExperts = 0;
     std::int64_t sharedExperts = 0;  // and their gate
-    std::int64_t norms = 0;          // the two per-layer norms
+    std::int64_t norms = 0;          // the per-layer norms (two, or four sandwiched)
     std::int64_t mtpExtra = 0;       // MTP: input norms, projection, output norm
     std::int64_t total() const { return attention + mlp + router + routedExperts + sharedExperts + norms + mtpExtra; }
 };
 
 LayerParameters layerParameters(const ModelSpec& resolved, const LayerKind& kind);
+// The query/key norms' weights of one standard-attention layer (qk_norm_weight).
+std::int64_t qkNormParams(const ModelSpec& resolved);
+// Norms per layer: 2, or 4 under norm_placement sandwich.
+std::int64_t layerNormCount(const ModelSpec& resolved);
 
 struct KindCount {
     LayerKind kind;

@@ -2,6 +2,7 @@
 // a model must keep whatever it is run with (reference/hyperparallel.md §2.3-2.4).
 #include <algorithm>
 #include <cstdio>
+#include <tuple>
 #include <utility>
 
 #include "io/presets.h"
@@ -72,6 +73,24 @@ double parameterBound(const ModelSpec& m) {
 
 }  // namespace
 
+// A window or chunk size is stated exactly when some layer uses it. sliding_window
+// without layer_types windows every layer, as Transformers' Mistral and Phi-3 read it.
+void Resolver::resolveAttentionSpans(ModelSpec& m) {
+    auto uses = [&](std::string_view type) {
+        return m.layer_types && std::find(m.layer_types->begin(), m.layer_types->end(), type) != m.layer_types->end();
+    };
+    if (m.sliding_window && !m.layer_types)
+        fill("model.layer_types", m.layer_types,
+             std::vector<std::string>(static_cast<std::size_t>(*m.num_hidden_layers), "sliding_attention"), Origin::Derived,
+             "sliding_window without layer_types: every layer attends within the window (Transformers' Mistral, Phi-3)");
+    for (auto [type, key, size] : {std::tuple{"sliding_attention", "sliding_window", &m.sliding_window},
+                                   {"chunked_attention", "attention_chunk_size", &m.attention_chunk_size}}) {
+        if (uses(type) && !*size) refuse(std::string("model.") + key, std::string("required: layer_types has ") + type + " layers");
+        else if (!uses(type) && *size)
+            refuse(std::string("model.") + key, std::string("is stated, but no layer of layer_types is ") + type);
+    }
+}
+
 void Resolver::resolveModel() {
     ModelSpec& m = model();
     // The four sizes every model states (seed ModelSpec rule 1); no family gives them,
@@ -94,6 +113,15 @@ void Resolver::resolveModel() {
     const bool hasLinear = m.layer_types && std::find(m.layer_types->begin(), m.layer_types->end(), "linear_attention") != m.layer_types->end();
     if (!hasLinear) skip.insert(skip.end(), kLinearKeys.begin(), kLinearKeys.end());
     if (moe && !m.num_shared_experts.value_or(0) && !m.shared_expert_intermediate_size) skip.push_back("shared_expert_gate");
+    if (m.qk_norm == false) skip.push_back("qk_norm_weight");
+    // A stated per-layer MLP layout places every MoE layer: DeepSeek's two keys say
+    // nothing more, and stating them beside it is refused rather than reconciled.
+    if (m.mlp_layer_types) {
+        for (auto [key, stated] : {std::pair{"first_k_dense_replace", m.first_k_dense_replace.has_value()},
+                                   {"moe_layer_freq", m.moe_layer_freq.has_value()}})
+            if (stated) refuse(std::string("model.") + key, "is stated beside mlp_layer_types, which places every layer's MLP; state one");
+        skip.insert(skip.end(), {"first_k_dense_replace", "moe_layer_freq"});
+    }
     if (std::optional<Value> family = familyDefaults(*m.arch))
         fillFrom(m, *family, "model", Origin::Family, "family " + *m.arch, skip);
 
@@ -110,6 +138,10 @@ void Resolver::resolveModel() {
     needFlag("mlp_bias", m.mlp_bias.has_value());
     needFlag("tie_word_embeddings", m.tie_word_embeddings.has_value());
     needFlag("qk_norm", m.qk_norm.has_value());
+    if (m.qk_norm == true) fill("model.qk_norm_weight", m.qk_norm_weight, std::string("head"), Origin::Derived, "one head's width (Qwen3's q_norm and k_norm)");
+    else if (m.qk_norm_weight) refuse("model.qk_norm_weight", "is stated, but qk_norm is false");
+    fill("model.norm_placement", m.norm_placement, std::string("pre"), Origin::Derived, "a norm before each sublayer");
+    fill("model.attention_sinks", m.attention_sinks, false, Origin::Derived, "no sink logits stated");
     if (!sized) return;
     // Sizes first: the rules and derivations below multiply them.
     const std::size_t before = diagnostics().size();
@@ -156,6 +188,10 @@ void Resolver::resolveModel() {
                 if (!*field) refuse(std::string("model.") + key, "required: layer_types has linear_attention layers");
         }
     }
+    resolveAttentionSpans(m);
+    if (m.mlp_layer_types && static_cast<std::int64_t>(m.mlp_layer_types->size()) != layers)
+        refuse("model.mlp_layer_types", "lists " + num(static_cast<std::int64_t>(m.mlp_layer_types->size())) +
+                                            " layers, but num_hidden_layers is " + num(layers));
 
     bool denseLayers = !moe;
     if (moe) {
@@ -169,12 +205,16 @@ void Resolver::resolveModel() {
                      "intermediate_size (experts run at the dense width, as in Mixtral)");
             else refuse("model.moe_intermediate_size", "required: state moe_intermediate_size, or intermediate_size if the experts run at the dense width");
         }
-        fill("model.first_k_dense_replace", m.first_k_dense_replace, std::int64_t{0}, Origin::Derived, "no leading dense layers stated");
-        fill("model.moe_layer_freq", m.moe_layer_freq, std::int64_t{1}, Origin::Derived, "every layer after the dense ones is MoE");
         fill("model.num_shared_experts", m.num_shared_experts, std::int64_t{0}, Origin::Derived, "no shared experts stated");
-        if (*m.first_k_dense_replace > layers)
-            refuse("model.first_k_dense_replace", "must be at most num_hidden_layers (" + num(layers) + "), got " + num(*m.first_k_dense_replace));
-        denseLayers = *m.first_k_dense_replace > 0 || *m.moe_layer_freq > 1;
+        if (m.mlp_layer_types) {
+            denseLayers = std::find(m.mlp_layer_types->begin(), m.mlp_layer_types->end(), "dense") != m.mlp_layer_types->end();
+        } else {
+            fill("model.first_k_dense_replace", m.first_k_dense_replace, std::int64_t{0}, Origin::Derived, "no leading dense layers stated");
+            fill("model.moe_layer_freq", m.moe_layer_freq, std::int64_t{1}, Origin::Derived, "every layer after the dense ones is MoE");
+            if (*m.first_k_dense_replace > layers)
+                refuse("model.first_k_dense_replace", "must be at most num_hidden_layers (" + num(layers) + "), got " + num(*m.first_k_dense_replace));
+            denseLayers = *m.first_k_dense_replace > 0 || *m.moe_layer_freq > 1;
+        }
         if (*m.num_shared_experts > 0 && !m.shared_expert_intermediate_size && m.moe_intermediate_size)
             fill("model.shared_expert_intermediate_size", m.shared_expert_intermediate_size,
                  *m.num_shared_experts * *m.moe_intermediate_size, Origin::Derived, "num_shared_experts · moe_intermediate_size");
@@ -200,6 +240,9 @@ void Resolver::resolveModel() {
         }
         if (m.num_shared_experts.value_or(0) > 0) fill("model.shared_expert_gate", m.shared_expert_gate, false, Origin::Derived, "no gate stated");
     } else {
+        if (m.mlp_layer_types && std::find(m.mlp_layer_types->begin(), m.mlp_layer_types->end(), "moe") != m.mlp_layer_types->end())
+            refuse("model.mlp_layer_types", "lists moe layers, but the model has no routed experts (num_experts " +
+                                                std::string(m.num_experts ? "is 1)" : "is not stated)"));
         for (auto [key, stated] : {std::pair{"num_experts_per_tok", m.num_experts_per_tok.has_value()},
                                    {"n_group", m.n_group.has_value()}, {"topk_group", m.topk_group.has_value()}})
             if (stated)

@@ -40,6 +40,7 @@ public:
                   const std::vector<std::string_view>& skip = {});
 
     void resolveModel();
+    void resolveAttentionSpans(ModelSpec& m);  // sliding_window, attention_chunk_size against layer_types
     void resolveCluster();
     void resolveExecRun();       // defaults and run-wide rules (byte widths, sequence, optimizer)
     void resolveExecStrategy();  // degrees, batch, pipeline, recompute: what a search varies

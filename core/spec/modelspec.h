@@ -18,7 +18,18 @@ namespace tessera::core {
 inline constexpr std::string_view kNorms[] = {"rmsnorm", "layernorm"};
 inline constexpr std::string_view kPositionEmbeddings[] = {"rope", "learned", "none"};
 inline constexpr std::string_view kActivations[] = {"silu", "gelu", "gelu_new", "gelu_pytorch_tanh", "relu", "swish"};
-inline constexpr std::string_view kLayerTypes[] = {"full_attention", "linear_attention"};
+// Transformers' layer_types spellings: full causal attention, a sliding window of the
+// last sliding_window keys (gpt-oss, Gemma 2/3, Mistral), chunks of attention_chunk_size
+// attended within (Llama 4's RoPE layers), Gated DeltaNet (Qwen3-Next).
+inline constexpr std::string_view kLayerTypes[] = {"full_attention", "sliding_attention", "chunked_attention",
+                                                   "linear_attention"};
+inline constexpr std::string_view kMlpLayerTypes[] = {"dense", "moe"};
+// Where each layer's norms sit: before each sublayer (Llama), after it (OLMo-2: the
+// sublayer's output is normed before the residual add), or both (Gemma 2/3's four norms).
+inline constexpr std::string_view kNormPlacements[] = {"pre", "post", "sandwich"};
+// The learned weight of the query/key norms: one head's width shared by the heads (Qwen3,
+// Gemma 3), the whole projection's width (OLMo-2), or none (Llama 4's L2 norm).
+inline constexpr std::string_view kQkNormWeights[] = {"head", "projection", "none"};
 
 struct ModelSpec {
     std::optional<std::string> name;
@@ -42,7 +53,12 @@ struct ModelSpec {
     std::optional<double> attention_dropout;
     std::optional<double> hidden_dropout;
     std::optional<bool> qk_norm;
+    std::optional<std::string> qk_norm_weight;
+    std::optional<std::string> norm_placement;
     std::optional<bool> attn_output_gate;
+    std::optional<bool> attention_sinks;
+    std::optional<std::int64_t> sliding_window;
+    std::optional<std::int64_t> attention_chunk_size;
     // Mixture of experts.
     std::optional<std::int64_t> num_experts;
     std::optional<std::int64_t> num_experts_per_tok;
@@ -51,6 +67,7 @@ struct ModelSpec {
     std::optional<std::int64_t> shared_expert_intermediate_size;
     std::optional<std::int64_t> first_k_dense_replace;
     std::optional<std::int64_t> moe_layer_freq;
+    std::optional<std::vector<std::string>> mlp_layer_types;
     std::optional<bool> router_bias;
     std::optional<bool> shared_expert_gate;
     std::optional<std::int64_t> n_group, topk_group;  // group-limited routing (HF DeepseekV3Config)
@@ -68,6 +85,9 @@ struct ModelSpec {
     std::optional<std::int64_t> linear_num_value_heads;
     std::optional<std::int64_t> linear_value_head_dim;
     std::optional<std::int64_t> linear_conv_kernel_dim;
+    // What an import found and Tessera does not price, carried with the model so every
+    // report shows it (never dropped in silence).
+    std::optional<std::vector<std::string>> unpriced_keys;
 
     bool operator==(const ModelSpec&) const = default;
 };
@@ -101,7 +121,16 @@ void visit(Spec& m, V& v) {
     v.real({"attention_dropout", "Dropout probability on attention scores"}, m.attention_dropout, RealRange{0, 1, false, true});
     v.real({"hidden_dropout", "Dropout probability on the residual branches"}, m.hidden_dropout, RealRange{0, 1, false, true});
     v.flag({"qk_norm", "Per-head RMSNorm on queries and keys (Qwen3)"}, m.qk_norm);
+    v.choice({"qk_norm_weight", "What the query/key norms learn: one head's width (head), the whole projection (projection, "
+              "OLMo-2) or nothing (none, Llama 4's L2 norm)"}, m.qk_norm_weight, kQkNormWeights);
+    v.choice({"norm_placement", "Norms before each sublayer (pre), after it (post, OLMo-2) or both (sandwich, Gemma 2/3)"},
+             m.norm_placement, kNormPlacements);
     v.flag({"attn_output_gate", "Gated attention output (doubles the query projection; Qwen3.5)"}, m.attn_output_gate);
+    v.flag({"attention_sinks", "A learned sink logit per head in the softmax (gpt-oss)"}, m.attention_sinks);
+    v.integer({"sliding_window", "Keys a sliding_attention layer attends to: the query's own and those before it", "tokens"},
+              m.sliding_window, positive);
+    v.integer({"attention_chunk_size", "Tokens per chunk of a chunked_attention layer (Llama 4); a query attends within "
+               "its chunk", "tokens"}, m.attention_chunk_size, positive);
     v.integer({"num_experts", "Routed experts per MoE layer (E); 1 is dense"}, m.num_experts, positive);
     v.integer({"num_experts_per_tok", "Routed experts each token visits (top-k)"}, m.num_experts_per_tok, positive);
     v.integer({"num_shared_experts", "Shared experts every token visits"}, m.num_shared_experts, whole);
@@ -109,6 +138,8 @@ void visit(Spec& m, V& v) {
     v.integer({"shared_expert_intermediate_size", "Width of the shared expert(s) together", "elements"}, m.shared_expert_intermediate_size, positive);
     v.integer({"first_k_dense_replace", "Leading layers with a dense MLP instead of experts"}, m.first_k_dense_replace, whole);
     v.integer({"moe_layer_freq", "Every n-th layer after the dense ones is MoE"}, m.moe_layer_freq, positive);
+    v.textList({"mlp_layer_types", "MLP kind of each body layer (dense or moe), where the layout is not DeepSeek's "
+                "leading dense layers (Llama 4 Maverick's alternation)"}, m.mlp_layer_types, kMlpLayerTypes);
     v.flag({"router_bias", "The router keeps a per-expert bias (DeepSeek-V3's score correction)"}, m.router_bias);
     v.flag({"shared_expert_gate", "A sigmoid gate scales the shared expert (Qwen2-MoE)"}, m.shared_expert_gate);
     v.integer({"n_group", "Groups the routed experts split into for group-limited routing (DeepSeek's node-limited "
@@ -121,12 +152,14 @@ void visit(Spec& m, V& v) {
     v.integer({"qk_nope_head_dim", "MLA non-rotary part of each query/key head", "elements"}, m.qk_nope_head_dim, positive);
     v.integer({"v_head_dim", "MLA value head width", "elements"}, m.v_head_dim, positive);
     v.integer({"mtp_depth", "Multi-token-prediction layers after the body"}, m.mtp_depth, whole);
-    v.textList({"layer_types", "Attention kind of each body layer (hybrid models)"}, m.layer_types, kLayerTypes);
+    v.textList({"layer_types", "Attention kind of each body layer (hybrid and windowed models)"}, m.layer_types, kLayerTypes);
     v.integer({"linear_num_key_heads", "Linear-attention key heads"}, m.linear_num_key_heads, positive);
     v.integer({"linear_key_head_dim", "Linear-attention key head width", "elements"}, m.linear_key_head_dim, positive);
     v.integer({"linear_num_value_heads", "Linear-attention value heads"}, m.linear_num_value_heads, positive);
     v.integer({"linear_value_head_dim", "Linear-attention value head width", "elements"}, m.linear_value_head_dim, positive);
     v.integer({"linear_conv_kernel_dim", "Linear-attention short convolution width"}, m.linear_conv_kernel_dim, positive);
+    v.textList({"unpriced_keys", "Keys of the imported config.json that Tessera does not price, as the import listed them"},
+               m.unpriced_keys, Choices{});
     // clang-format on
 }
 
