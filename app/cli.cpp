@@ -215,7 +215,8 @@ int cmdImportHf(const std::vector<std::string>& args) {
     if (input.empty()) throw UsageError{"import-hf needs a config.json"};
     const Value config = loadDocument(input);
     Diagnostics d;
-    const Value section = importHfConfig(config, d);
+    const HfImport imported = importHf(config, d);
+    const Value& section = imported.model;
     const ModelSpec model = modelFromValue(section, "model", d);
     d.raiseIfAny();
     // The imported model must also resolve: a config missing a size fails here, by name,
@@ -225,9 +226,20 @@ int cmdImportHf(const std::vector<std::string>& args) {
     holder.set("exec", Value::map());
     holder.set("cluster", Value::map());
     const ModelSpec resolved = resolveModel(scenarioFromValue(holder, input, "."));
-    const std::string yaml = "# Imported from " + input + " by tessera import-hf: " +
-                             withThousands(countParameters(resolved).total()) + " parameters\n" +
-                             toYaml(SpecWriter::write(model));
+    auto joined = [](const std::vector<std::string>& keys) {
+        std::string out;
+        for (const std::string& k : keys) out += (out.empty() ? "" : ", ") + k;
+        return out;
+    };
+    std::string header = "# Imported from " + input + " by tessera import-hf: " +
+                         withThousands(countParameters(resolved).total()) + " parameters\n";
+    if (!imported.unpriced.empty()) {
+        header += "# Not priced (the counts and costs are without them): " + joined(imported.unpriced) + "\n";
+        std::cerr << "import-hf: not priced: " << joined(imported.unpriced) << '\n';
+    }
+    if (!imported.noEffect.empty())
+        std::cerr << "import-hf: read, and change neither memory nor time: " << joined(imported.noEffect) << '\n';
+    const std::string yaml = header + toYaml(SpecWriter::write(model));
     if (output.empty()) std::cout << yaml;
     else writeFileAtomically(output, yaml, force);
     return kExitOk;

@@ -36,4 +36,15 @@ std::vector<NotPriced> notPriced(const ExecSpec& e) {
     return out;
 }
 
+std::vector<NotPriced> notPriced(const Scenario& s) {
+    std::vector<NotPriced> out = notPriced(s.exec);
+    if (s.model.unpriced_keys && !s.model.unpriced_keys->empty()) {
+        std::string keys;
+        for (const std::string& k : *s.model.unpriced_keys) keys += (keys.empty() ? "" : ", ") + k;
+        out.push_back({"model.unpriced_keys", keys,
+                       "the imported config.json states these and Tessera prices the model without them"});
+    }
+    return out;
+}
+
 }  // namespace tessera::core

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "spec/execspec.h"
+#include "spec/scenario.h"
 
 namespace tessera::core {
 
@@ -30,5 +31,8 @@ struct NotPriced {
 // price: those of unpricedFields(), and a field priced elsewhere that means nothing
 // beside another (capacity_factor beside grouped_gemm: true).
 std::vector<NotPriced> notPriced(const ExecSpec& exec);
+// Those, and the model's: the keys of an imported config.json that Tessera does not
+// price (model.unpriced_keys), as one entry.
+std::vector<NotPriced> notPriced(const Scenario& s);
 
 }  // namespace tessera::core

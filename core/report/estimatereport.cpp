@@ -97,7 +97,7 @@ std::string estimateText(const ResolvedScenario& r, const Estimate& e) {
     for (const std::string& line : keyFigures(e)) out += line + "\n";
     out += "Efficiencies: " + calibrationStatus(r.scenario.calibration) +
            (r.scenario.calibration ? " (" + *r.scenario.cluster.calibration + ")" : std::string(", the built-in fits")) + "\n";
-    if (const std::vector<NotPriced> unpriced = notPriced(r.scenario.exec); !unpriced.empty()) {
+    if (const std::vector<NotPriced> unpriced = notPriced(r.scenario); !unpriced.empty()) {
         out += "\nStated but not priced (the figures above are without them):\n";
         for (const NotPriced& n : unpriced) out += "  " + n.key + ": " + n.value + " - " + n.why + "\n";
     }
@@ -158,7 +158,7 @@ std::string estimateJson(const ResolvedScenario& r, const Estimate& e) {
     out["tokens_per_second"] = e.tokensPerSecond;
     out["model_flops_per_step"] = e.modelFlopsPerStep;
     json unpriced = json::array();
-    for (const NotPriced& n : notPriced(r.scenario.exec)) unpriced.push_back({{"key", n.key}, {"value", n.value}, {"why", n.why}});
+    for (const NotPriced& n : notPriced(r.scenario)) unpriced.push_back({{"key", n.key}, {"value", n.value}, {"why", n.why}});
     out["not_priced"] = unpriced;
     out["calibration"] = calibrationStatus(r.scenario.calibration);
     out["time_breakdown_s"] = {{"compute", e.breakdown.compute}, {"recompute", e.breakdown.recompute},

@@ -44,7 +44,7 @@ std::string showText(const ResolvedScenario& r) {
     const ParameterCount count = countParameters(r.scenario.model);
     std::string out = "# " + r.scenario.source + ", resolved. Fields the file did not state are marked with\n"
                       "# where they came from: the model's family, a run default, or a derivation.\n";
-    const std::vector<NotPriced> unpriced = notPriced(r.scenario.exec);
+    const std::vector<NotPriced> unpriced = notPriced(r.scenario);
     const CommentFor comment = [&](const std::string& path) {
         for (const NotPriced& n : unpriced)
             if (n.key == path) return "not priced: " + n.why;
@@ -75,7 +75,7 @@ std::string showText(const ResolvedScenario& r) {
 std::string showSearchText(const Scenario& s, const Diagnostic& notOneRun) {
     std::string out = "# " + s.source + ": a search, read as the scenario below. As one run it is not complete\n# (" +
                       notOneRun.path + ": " + notOneRun.message + ").\n";
-    const std::vector<NotPriced> unpriced = notPriced(s.exec);
+    const std::vector<NotPriced> unpriced = notPriced(s);
     const CommentFor comment = [&](const std::string& path) {
         for (const NotPriced& n : unpriced)
             if (n.key == path) return "not priced: " + n.why;
@@ -94,7 +94,7 @@ std::string showSearchJson(const Scenario& s, const Diagnostic& notOneRun) {
     out["imported"] = imported;
     out["not_one_run"] = {{"path", notOneRun.path}, {"message", notOneRun.message}};
     auto unpriced = nlohmann::ordered_json::array();
-    for (const NotPriced& n : notPriced(s.exec)) unpriced.push_back({{"key", n.key}, {"value", n.value}, {"why", n.why}});
+    for (const NotPriced& n : notPriced(s)) unpriced.push_back({{"key", n.key}, {"value", n.value}, {"why", n.why}});
     out["not_priced"] = unpriced;
     return out.dump(2) + "\n";
 }
@@ -109,7 +109,7 @@ std::string showJson(const ResolvedScenario& r) {
     out["parameters"] = toJson(parametersValue(countParameters(r.scenario.model)));
     out["partition"] = r.partition.layers;
     auto unpriced = nlohmann::ordered_json::array();
-    for (const NotPriced& n : notPriced(r.scenario.exec)) unpriced.push_back({{"key", n.key}, {"value", n.value}, {"why", n.why}});
+    for (const NotPriced& n : notPriced(r.scenario)) unpriced.push_back({{"key", n.key}, {"value", n.value}, {"why", n.why}});
     out["not_priced"] = unpriced;
     return out.dump(2) + "\n";
 }

@@ -3,6 +3,7 @@
 // point at a config.
 #include <QTemporaryDir>
 #include <QtTest>
+#include <algorithm>
 #include <fstream>
 
 #include "io/hfimport.h"
@@ -56,6 +57,29 @@ private slots:
         QTest::newRow("Qwen3-30B-A3B (qwen3_moe)") << "qwen3-30b-a3b.json" << "qwen3" << qint64(30532122624) << qint64(128) << 0.0;
         // HF Qwen/Qwen2-57B-A14B: "57.4B" on its model card (rounded, so a stated 0.1 % tolerance).
         QTest::newRow("Qwen2-57B-A14B (one wide shared expert)") << "qwen2-57b-a14b.json" << "qwen" << qint64(57400000000) << qint64(64) << 1e-3;
+        // The families of issue 16; tests/data/hf/SOURCES.md names each config's source and each count's
+        // (Transformers' modelling file per family, the checkpoint's tensor table where one was found).
+        // gpt-oss model card (arXiv 2508.10925, Table 1): 20.91B and 116.83B, the unquantised counts.
+        QTest::newRow("gpt-oss-20b (sinks, biases, q wider than h)") << "gpt-oss-20b.json" << "gpt_oss" << qint64(20914757184) << qint64(32) << 0.0;
+        QTest::newRow("gpt-oss-120b") << "gpt-oss-120b.json" << "gpt_oss" << qint64(116829156672) << qint64(128) << 0.0;
+        // Gemma 2 9B / 27B (HF 9.24B / 27.2B): four norms a layer, tied head, 27B's a·dh = 4096 != h = 4608.
+        QTest::newRow("Gemma 2 9B (sandwich norms)") << "gemma2-9b.json" << "gemma2" << qint64(9241705984) << qint64(1) << 0.0;
+        QTest::newRow("Gemma 2 27B") << "gemma2-27b.json" << "gemma2" << qint64(27227128320) << qint64(1) << 0.0;
+        QTest::newRow("Gemma 3 1B (q/k norms, sliding_window_pattern)") << "gemma3-1b.json" << "gemma3" << qint64(999885952) << qint64(1) << 0.0;
+        // OLMo-2 1124 7B / 13B (HF 7.3B / 13.7B): post-norms only, q/k norms over the whole projection.
+        QTest::newRow("OLMo-2 7B") << "olmo2-7b.partial.json" << "olmo2" << qint64(7298617344) << qint64(1) << 0.0;
+        QTest::newRow("OLMo-2 13B") << "olmo2-13b.partial.json" << "olmo2" << qint64(13716198400) << qint64(1) << 0.0;
+        // InternLM2 7B (HF 7.74B): fused wqkv, Llama's counts.
+        QTest::newRow("InternLM2 7B (fused wqkv)") << "internlm2-7b.partial.json" << "llama" << qint64(7737708544) << qint64(1) << 0.0;
+        // GLM-4.5-Air "106B" (transformers docs glm4_moe.md): the model without its stored MTP layer.
+        QTest::newRow("GLM-4.5-Air (q/k/v bias, 96 heads)") << "glm-4.5-air.partial.json" << "glm4_moe" << qint64(106852251264) << qint64(128) << 0.0;
+        // Kimi-K2: checkpoint tensor sum 1,026,470,731,056 less 62,495,192 FP8 scales and 61x56 inv_freq.
+        QTest::newRow("Kimi-K2 (kimi_k2, DeepseekV3ForCausalLM)") << "kimi-k2-instruct.json" << "deepseek" << qint64(1026408232448) << qint64(384) << 0.0;
+        // Qwen3-Next-80B-A3B: the Transformers model; the checkpoint adds an MTP block (mtpAsStated below).
+        QTest::newRow("Qwen3-Next-80B-A3B (full_attention_interval)") << "qwen3-next-80b-a3b-instruct.json" << "qwen3_next" << qint64(79674391296) << qint64(512) << 0.0;
+        // DeepSeek-V2 (236B) and V2-Lite (15.7B; q_proj without LoRA): a router without bias.
+        QTest::newRow("DeepSeek-V2 (topk_method greedy)") << "deepseek-v2.json" << "deepseek" << qint64(235741434880) << qint64(160) << 0.0;
+        QTest::newRow("DeepSeek-V2-Lite") << "deepseek-v2-lite.json" << "deepseek" << qint64(15706484224) << qint64(64) << 0.0;
     }
     void configs() {
         QFETCH(QString, file);
@@ -107,18 +131,91 @@ private slots:
         QVERIFY2(error.contains("cannot tell the architecture family of model_type \"rwkv\""), qPrintable(error));
     }
 
-    void interleavedDenseLayersAreRefused() {
-        const QString error = importError(R"({"model_type": "qwen2_moe", "hidden_size": 8, "num_hidden_layers": 4,
-            "num_attention_heads": 2, "vocab_size": 10, "num_experts": 4, "num_experts_per_tok": 2,
-            "moe_intermediate_size": 8, "mlp_only_layers": [1, 3], "tie_word_embeddings": false})");
-        QVERIFY2(error.contains("not a leading run"), qPrintable(error));
+    // Qwen2-MoE's interleavings are per-layer MLP kinds now, as modeling_qwen2_moe.py places them:
+    // a layer is sparse unless listed in mlp_only_layers, and only every decoder_sparse_step-th.
+    void qwenMoeInterleavings_data() {
+        QTest::addColumn<QString>("extra");
+        QTest::addColumn<QStringList>("kinds");
+        QTest::newRow("mlp_only_layers [1, 3]") << R"("mlp_only_layers": [1, 3])" << QStringList{"moe", "dense", "moe", "dense"};
+        QTest::newRow("decoder_sparse_step 2") << R"("decoder_sparse_step": 2)" << QStringList{"dense", "moe", "dense", "moe"};
+        QTest::newRow("mlp_only_layers [0]") << R"("mlp_only_layers": [0])" << QStringList{"dense", "moe", "moe", "moe"};
+    }
+    void qwenMoeInterleavings() {
+        QFETCH(QString, extra);
+        QFETCH(QStringList, kinds);
+        Diagnostics d;
+        const std::string json = R"({"model_type": "qwen2_moe", "hidden_size": 8, "num_hidden_layers": 4,
+            "num_attention_heads": 2, "vocab_size": 10, "num_experts": 4, "num_experts_per_tok": 2, "intermediate_size": 16,
+            "moe_intermediate_size": 8, "tie_word_embeddings": false, )" + extra.toStdString() + "}";
+        const ModelSpec stated = modelFromValue(importHfConfig(parseDocument(json, "config.json", Format::Json), d), "model", d);
+        d.raiseIfAny();
+        const ModelSpec m = resolveModel(stated);
+        QStringList got;  // a leading dense run is DeepSeek's first_k_dense_replace
+        if (m.mlp_layer_types)
+            for (const std::string& k : *m.mlp_layer_types) got << QString::fromStdString(k);
+        else
+            for (std::int64_t i = 0; i < *m.num_hidden_layers; ++i) got << (i < m.first_k_dense_replace.value_or(0) ? "dense" : "moe");
+        QCOMPARE(got, kinds);
+        QCOMPARE(*m.num_experts, std::int64_t{4});
     }
 
-    void sparseStepIsRefused() {
-        const QString error = importError(R"({"model_type": "qwen2_moe", "hidden_size": 8, "num_hidden_layers": 4,
-            "num_attention_heads": 2, "vocab_size": 10, "num_experts": 4, "num_experts_per_tok": 2,
-            "moe_intermediate_size": 8, "decoder_sparse_step": 2, "tie_word_embeddings": false})");
-        QVERIFY2(error.contains("config.json:3:64: decoder_sparse_step: MoE every 2 layers"), qPrintable(error));
+    // Layouts stated in a family's own terms, derived as its configuration class does.
+    void derivedLayouts_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("kind");  // the attention kind counted
+        QTest::addColumn<int>("count");
+        QTest::addColumn<int>("firstIndex");
+        QTest::addColumn<qint64>("window");
+        // configuration_qwen3_next.py: full attention where (i+1) % full_attention_interval == 0.
+        QTest::newRow("Qwen3-Next: 12 of 48 full") << "qwen3-next-80b-a3b-instruct.json" << "full_attention" << 12 << 3 << qint64(0);
+        // configuration_gpt_oss.py: sliding on even layers, window 128.
+        QTest::newRow("gpt-oss: 12 of 24 sliding") << "gpt-oss-20b.json" << "sliding_attention" << 12 << 0 << qint64(128);
+        // configuration_gemma3.py: every sliding_window_pattern-th (6th) layer full, window 512.
+        QTest::newRow("Gemma 3 1B: 4 of 26 full") << "gemma3-1b.json" << "full_attention" << 4 << 5 << qint64(512);
+        // configuration_gemma2.py: alternating, sliding first, window 4096.
+        QTest::newRow("Gemma 2 9B: 21 of 42 sliding") << "gemma2-9b.json" << "sliding_attention" << 21 << 0 << qint64(4096);
+    }
+    void derivedLayouts() {
+        QFETCH(QString, file);
+        QFETCH(QString, kind);
+        QFETCH(int, count);
+        QFETCH(int, firstIndex);
+        QFETCH(qint64, window);
+        const ModelSpec m = resolveModel(importFile(file.toStdString()));
+        const auto& types = *m.layer_types;
+        QCOMPARE(int(std::count(types.begin(), types.end(), kind.toStdString())), count);
+        QCOMPARE(int(std::find(types.begin(), types.end(), kind.toStdString()) - types.begin()), firstIndex);
+        if (window) QCOMPARE(qint64(*m.sliding_window), window);
+    }
+
+    // The checkpoint of Qwen3-Next holds an MTP block its config.json does not state; stated,
+    // the count is the checkpoint's tensor sum exactly (81,324,862,720; SOURCES.md).
+    void qwen3NextWithItsMtpBlock() {
+        ModelSpec stated = importFile("qwen3-next-80b-a3b-instruct.json");
+        stated.mtp_depth = 1;
+        QCOMPARE(qint64(countParameters(resolveModel(stated)).total()), qint64(81324862720));
+    }
+
+    // DeepSeek-V3's score-correction bias exists only under topk_method noaux_tc.
+    void routerBiasFollowsTopkMethod() {
+        QVERIFY(*resolveModel(importFile("kimi-k2-instruct.json")).router_bias);
+        QVERIFY(!*resolveModel(importFile("deepseek-v2.json")).router_bias);
+    }
+
+    // Nothing dropped in silence: a key the import does not price is listed, in the section too.
+    void unpricedKeysAreListed() {
+        Diagnostics d;
+        const HfImport imported = importHf(loadDocument(kData + "/hf/gpt-oss-20b.json"), d);
+        d.raiseIfAny();
+        const auto has = [](const std::vector<std::string>& v, const char* k) { return std::find(v.begin(), v.end(), k) != v.end(); };
+        QVERIFY(has(imported.unpriced, "quantization_config"));
+        QVERIFY(has(imported.noEffect, "rope_theta"));
+        QVERIFY(!has(imported.unpriced, "rope_theta"));
+        const ModelSpec m = modelFromValue(imported.model, "model", d);
+        QCOMPARE(*m.unpriced_keys, imported.unpriced);
+        // The vision tower of a VL config is one of them until it is priced.
+        const HfImport vl = importHf(loadDocument(kData + "/hf/qwen2.5-vl-7b.json"), d);
+        QVERIFY(has(vl.unpriced, "vision_config"));
     }
 
     void missingSizeIsRefusedByName() {

@@ -165,6 +165,11 @@ void ScenarioEditor::showProblems() {
             if (!always) here[key] = qs(n.why);
         }
     m_exec->setUnpricedHere(here);
+    std::map<QString, QString> modelHere;  // the imported config.json's keys Tessera does not price
+    if (const std::optional<core::Scenario>& s = m_session.scenario())
+        for (const core::NotPriced& n : core::notPriced(*s))
+            if (n.key == "model.unpriced_keys") modelHere[QStringLiteral("unpriced_keys")] = qs(n.why);
+    m_model->setUnpricedHere(modelHere);
     QStringList device;
     for (const core::Diagnostic& d : problems)
         if (d.path.starts_with("cluster.device")) device << qs(d.message);

@@ -138,9 +138,17 @@ void MainWindow::openFile(const QString& path) {
     if (core::isHfConfig(doc)) {
         core::Diagnostics d;
         core::Value next = m_session.document();
-        core::setAt(next, "model", core::importHfConfig(doc, d));
+        const core::HfImport imported = core::importHf(doc, d);
+        core::setAt(next, "model", imported.model);
         if (!d.empty()) return warn(tr("Not imported"), tr("%1 cannot be used:\n\n%2").arg(path, qs(core::SpecError(d.list()).what())));
-        return importInto(path, next);
+        importInto(path, next);
+        // Keys the model is priced without stay in view: here, and greyed in the model form.
+        if (!imported.unpriced.empty()) {
+            QStringList keys;
+            for (const std::string& k : imported.unpriced) keys << qs(k);
+            statusBar()->showMessage(tr("Imported %1; not priced: %2 (model.unpriced_keys)").arg(QFileInfo(path).fileName(), keys.join(QStringLiteral(", "))));
+        }
+        return;
     }
     // A HyperParallel train.yaml states a run: take it, on the device shown now (and
     // the device count shown, unless the file states its own).
