@@ -77,6 +77,12 @@ private slots:
         QTest::newRow("Kimi-K2 (kimi_k2, DeepseekV3ForCausalLM)") << "kimi-k2-instruct.json" << "deepseek" << qint64(1026408232448) << qint64(384) << 0.0;
         // Qwen3-Next-80B-A3B: the Transformers model; the checkpoint adds an MTP block (mtpAsStated below).
         QTest::newRow("Qwen3-Next-80B-A3B (full_attention_interval)") << "qwen3-next-80b-a3b-instruct.json" << "qwen3_next" << qint64(79674391296) << qint64(512) << 0.0;
+        // Llama 4 text towers, counted from modeling_llama4.py's structure (SOURCES.md): Maverick's 400B on
+        // its model card; Scout's card total (109B) includes the vision tower, which is not priced yet.
+        QTest::newRow("Llama 4 Scout text (shared expert, chunked, NoPE)") << "llama4-scout.partial.json" << "llama4" << qint64(107769861120) << qint64(16) << 0.0;
+        QTest::newRow("Llama 4 Maverick text (interleave_moe_layer_step 2)") << "llama4-maverick.partial.json" << "llama4" << qint64(400711848960) << qint64(128) << 0.0;
+        // Phi-3-mini-4k: 3,821,079,552 (HF safetensors "3.82B"), Llama's counts under phi3.
+        QTest::newRow("Phi-3-mini-4k (phi3)") << "phi3-mini-4k.partial.json" << "llama" << qint64(3821079552) << qint64(1) << 0.0;
         // DeepSeek-V2 (236B) and V2-Lite (15.7B; q_proj without LoRA): a router without bias.
         QTest::newRow("DeepSeek-V2 (topk_method greedy)") << "deepseek-v2.json" << "deepseek" << qint64(235741434880) << qint64(160) << 0.0;
         QTest::newRow("DeepSeek-V2-Lite") << "deepseek-v2-lite.json" << "deepseek" << qint64(15706484224) << qint64(64) << 0.0;
@@ -173,6 +179,8 @@ private slots:
         // configuration_gemma3.py: every sliding_window_pattern-th (6th) layer full, window 512.
         QTest::newRow("Gemma 3 1B: 4 of 26 full") << "gemma3-1b.json" << "full_attention" << 4 << 5 << qint64(512);
         // configuration_gemma2.py: alternating, sliding first, window 4096.
+        // configuration_llama4.py: no_rope_layers 0 marks a NoPE layer, which attends globally; the rest chunk.
+        QTest::newRow("Llama 4 Scout: 36 of 48 chunked") << "llama4-scout.partial.json" << "chunked_attention" << 36 << 0 << qint64(0);
         QTest::newRow("Gemma 2 9B: 21 of 42 sliding") << "gemma2-9b.json" << "sliding_attention" << 21 << 0 << qint64(4096);
     }
     void derivedLayouts() {
