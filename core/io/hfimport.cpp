@@ -247,9 +247,16 @@ HfImport importHf(const Value& config, Diagnostics& d) {
         }
     }
     hf::deriveLayout(family, modelType, tower, out, read, d);
+    // The vision tower, where Tessera prices it; its own unread keys are listed by name.
+    const Value* vision = present(config, "vision_config");
+    std::vector<std::string> visionRead;
+    const std::string rootModelType = text(present(config, "model_type"));
+    if (vision && hf::visionTower(rootModelType, *vision, out, visionRead, d)) read.push_back("vision_config"), rootRead.push_back("vision_config");
+    else vision = nullptr;
 
     unreadKeys(tower, &tower == &config ? "" : "text_config.", read, result);
     if (&tower != &config) unreadKeys(config, "", rootRead, result);
+    if (vision) unreadKeys(*vision, "vision_config.", visionRead, result);
     if (!result.unpriced.empty()) {
         Value keys = Value::list(config.mark());
         for (const std::string& k : result.unpriced) keys.push(Value::string(k, config.mark()));

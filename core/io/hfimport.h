@@ -41,6 +41,10 @@ namespace hf {
 // attention_chunk_size on `out` and adds each key it read to `read`.
 void deriveLayout(const std::string& family, const std::string& modelType, const Value& tower, Value& out,
                   std::vector<std::string>& read, Diagnostics& d);
+// The vision tower of a Qwen2-VL / Qwen2.5-VL config as vision_* model fields
+// (hfimport_vision.cpp); false, touching nothing, for another family's vision_config.
+bool visionTower(const std::string& modelType, const Value& visionConfig, Value& out, std::vector<std::string>& read,
+                 Diagnostics& d);
 // Keys that change neither memory nor time, whatever their value.
 bool hasNoEffect(std::string_view key);
 }  // namespace hf

@@ -104,10 +104,12 @@ void deriveLayout(const std::string& family, const std::string& modelType, const
         const Value* listed = present(tower, "moe_layers");
         if (listed) read.push_back("moe_layers");
         std::vector<std::int64_t> moeAt;
-        if (listed && listed->isList())
-            for (const Value& i : listed->items())
-                if (i.kind() == Value::Kind::Int) moeAt.push_back(i.asInt());
-                else return d.add(i.mark(), "moe_layers", "expected a layer index, got " + i.describe());
+        if (listed && listed->isList()) {
+            for (const Value& i : listed->items()) {
+                if (i.kind() != Value::Kind::Int) return d.add(i.mark(), "moe_layers", "expected a layer index, got " + i.describe());
+                moeAt.push_back(i.asInt());
+            }
+        }
         const Value* layers = present(out, "num_hidden_layers");
         if (present(out, "num_experts") && (step || listed) && layers && layers->kind() == Value::Kind::Int) {
             const std::int64_t every = step ? step->asInt() : 1;
@@ -154,6 +156,7 @@ bool hasNoEffect(std::string_view key) {
         "scoring_func", "seq_aux", "router_z_loss_coef", "swiglu_limit", "ep_size", "cache_implementation",
         "attn_temperature_tuning", "floor_scale", "attn_scale", "for_llm_compressor", "use_bfloat16", "bias_delta",
         "rope_type", "use_mla", "moe_aux_loss_coeff", "max_window_layers", "use_sliding_window",
+        "tokens_per_second", "model_type", "hidden_act",  // a vision tower's: its temporal RoPE, its name, its activation
     };
     return std::find(std::begin(kKeys), std::end(kKeys), key) != std::end(kKeys);
 }

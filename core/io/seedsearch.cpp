@@ -121,8 +121,7 @@ void SeedReader::readModel(const Value& m) {
     if (const Value* o = present(m, "offset")) m_exec.set("offset", *o, o->mark());
     if (const Value* f = present(m, "full_rec")) m_exec.set("full_recompute", *f, f->mark());
     if (const Value* s = present(m, "sel_rec")) m_exec.set("selective_recompute", *s, s->mark());
-    if (const Value* v = present(m, "visual_seq_len"))
-        refuse(*v, "model.visual_seq_len", "the sequence of a vision tower: Tessera does not price vision towers yet; remove it");
+    if (const Value* v = present(m, "visual_seq_len")) m_exec.set("visual_seq_len", *v, v->mark());
     if (const Value* os = present(m, "optimizer_weight_shard_size")) {
         if (!isInt(os) || os->asInt() < 0) {
             refuse(*os, "model.optimizer_weight_shard_size", "expected a whole number of ranks (0: the whole group), got " + os->describe());

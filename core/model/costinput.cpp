@@ -120,6 +120,30 @@ ModelShape modelShape(const ModelSpec& m) {
     return s;
 }
 
+VisionShape visionShape(const ModelSpec& m, std::int64_t visualTokens) {
+    VisionShape v;
+    if (!m.vision_hidden_size) return v;
+    const VisionParameters p = visionParameters(m);
+    v.blocks = *m.vision_depth;
+    v.merge = *m.vision_spatial_merge_size * *m.vision_spatial_merge_size;
+    v.patchInputs = *m.vision_in_channels * *m.vision_temporal_patch_size * *m.vision_patch_size * *m.vision_patch_size;
+    v.outWidth = *m.vision_out_hidden_size;
+    v.patchEmbedParams = p.patchEmbed;
+    v.mergerParams = p.merger;
+    v.tokens = visualTokens;
+    ModelShape& b = v.block;
+    b.h = *m.vision_hidden_size;
+    b.a = b.g = *m.vision_num_heads;
+    b.dh = b.h / b.a;
+    b.f = *m.vision_intermediate_size;
+    b.bodyLayers = v.blocks;
+    b.gated = *m.vision_gated_mlp;
+    b.layerNorm = *m.vision_norm == "layernorm";
+    b.attnBias = b.outBias = b.mlpBias = *m.vision_bias;
+    b.kinds = {LayerKind{AttentionKind::Standard, AttentionSpan::Bidirectional, false, false}};
+    return v;
+}
+
 const std::vector<CalibrationParameter>& calibrationParameters() {
     static const std::vector<CalibrationParameter> kParameters = {
         {"matmul_ceiling", &DeviceInfo::effMax, &CalibrationSpec::matmul_ceiling, 0.2, 1.0},
@@ -145,6 +169,7 @@ CostInput runCostInput(const ResolvedScenario& r) {
     const DeviceSpec& d = *r.scenario.cluster.device;
     CostInput in;
     in.model = modelShape(m);
+    in.vision = visionShape(m, r.scenario.exec.visual_seq_len.value_or(0));
 
     DeviceInfo& dev = in.device;
     dev.name = *d.name;

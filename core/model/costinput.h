@@ -77,6 +77,19 @@ struct ModelShape {
     std::vector<std::vector<std::int32_t>> kindPrefix;  // [kind][i]: layers of that kind among the first i
 };
 
+// A vision tower (model.vision_*), priced on the first stage: its blocks as layers of
+// their own shape over the patches (exec.visual_seq_len · merge² per sample), the
+// patch embedding and the merger beside them. blocks 0: no tower.
+struct VisionShape {
+    std::int64_t blocks = 0;
+    ModelShape block;                  // one block: h, heads, MLP width, norms, biases
+    std::int64_t merge = 1;            // patches per language-model token (spatial_merge_size²)
+    std::int64_t patchInputs = 0;      // values per patch: channels · frames · patch²
+    std::int64_t outWidth = 0;         // the merger's output (the language model's h)
+    std::int64_t patchEmbedParams = 0, mergerParams = 0;
+    std::int64_t tokens = 0;           // exec.visual_seq_len: merged tokens per sample
+};
+
 struct DeviceInfo {
     std::string name;
     Bytes memory = 0;
@@ -163,6 +176,7 @@ struct Strategy {
 
 struct CostInput {
     ModelShape model;
+    VisionShape vision;
     DeviceInfo device;
     RunSettings run;
     Strategy strategy;
@@ -187,6 +201,8 @@ const std::vector<CalibrationParameter>& calibrationParameters();
 // A calibration's figures in place of the built-in ones (a figure it leaves out stays).
 void applyCalibration(const CalibrationSpec& calibration, DeviceInfo& device);
 ModelShape modelShape(const ModelSpec& resolvedModel);
+// The vision tower's shape (blocks 0 without one); `visualTokens` is exec.visual_seq_len.
+VisionShape visionShape(const ModelSpec& resolvedModel, std::int64_t visualTokens);
 // The keep-mask a selective rule gives (reference/hyperparallel.md §4.7; Megatron:
 // Korthikanti et al. 2022 §4.2, the attention core).
 OpMask selectiveRuleMask(const std::string& rule, bool flash, bool sequenceParallel);

@@ -134,10 +134,11 @@ double attendedKeys(const ModelShape& m, AttentionSpan span, double s) {
 }
 
 LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeClass& cls, const GroupLinks& links) {
-    const ModelShape& m = in.model;
-    const RunSettings& run = in.run;
-    const Strategy& st = in.strategy;
-    const DeviceInfo& dev = in.device;
+    return layerCost(in.model, in.run, in.strategy, in.device, kind, cls, links);
+}
+
+LayerCost layerCost(const ModelShape& m, const RunSettings& run, const Strategy& st, const DeviceInfo& dev,
+                    const LayerKind& kind, const RecomputeClass& cls, const GroupLinks& links) {
     const double t = double(st.tp), c = double(st.cp), spd = st.sp ? t : 1.0;
     const double s = double(run.seq), T = s * double(st.mbs) / c;
     const double h = double(m.h), a = double(m.a), g = double(m.g), dh = double(m.dh);
@@ -186,7 +187,8 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
     // A windowed or chunked layer's core skips the tiles outside its span under flash
     // attention (FlashAttention-2's local attention, window_size); the unfused core
     // computes every score of the causal square and masks the rest, as it stores them.
-    const double keys = st.flash ? attendedKeys(m, kind.span, s) : s;
+    // A vision block attends both ways: every key, twice the causal count.
+    const double keys = kind.span == AttentionSpan::Bidirectional ? 2 * s : st.flash ? attendedKeys(m, kind.span, s) : s;
     // Gemma 2/3 norm each sublayer's output too (post_attention_layernorm,
     // post_feedforward_layernorm): one more norm per sublayer, on its reduced output.
     auto postNorm = [&] {

@@ -104,5 +104,8 @@ double tpOverlapShare(const Strategy& s, const DeviceInfo& d);
 double attendedKeys(const ModelShape& m, AttentionSpan span, double s);
 
 LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeClass& cls, const GroupLinks& links);
+// The same of a layer of `model` (a vision block: core/model/visioncost.h).
+LayerCost layerCost(const ModelShape& model, const RunSettings& run, const Strategy& st, const DeviceInfo& device,
+                    const LayerKind& kind, const RecomputeClass& cls, const GroupLinks& links);
 
 }  // namespace tessera::core

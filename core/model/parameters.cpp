@@ -76,6 +76,7 @@ std::string LayerKind::name() const {
     if (attention == AttentionKind::Linear) out += "linear_";
     if (span == AttentionSpan::Sliding) out += "sliding_";
     if (span == AttentionSpan::Chunked) out += "chunked_";
+    if (span == AttentionSpan::Bidirectional) out += "vision_";
     return out + (moe ? "moe" : "dense");
 }
 
@@ -128,6 +129,21 @@ LayerParameters layerParameters(const ModelSpec& m, const LayerKind& kind) {
     return p;
 }
 
+VisionParameters visionParameters(const ModelSpec& m) {
+    VisionParameters p;
+    if (!m.vision_hidden_size) return p;
+    const std::int64_t hv = *m.vision_hidden_size, f = *m.vision_intermediate_size, merged = hv * *m.vision_spatial_merge_size *
+                                                                                          *m.vision_spatial_merge_size;
+    const bool bias = *m.vision_bias;
+    const std::int64_t norm = *m.vision_norm == "layernorm" ? 2 * hv : hv;
+    p.patchEmbed = *m.vision_in_channels * *m.vision_temporal_patch_size * *m.vision_patch_size * *m.vision_patch_size * hv;
+    const std::int64_t inputs = *m.vision_gated_mlp ? 2 : 1;
+    p.perBlock = 2 * norm + 3 * hv * hv + hv * hv + (inputs + 1) * hv * f + (bias ? 3 * hv + hv + inputs * f + hv : 0);
+    p.blocks = *m.vision_depth;
+    p.merger = norm + merged * merged + merged * *m.vision_out_hidden_size + (bias ? merged + *m.vision_out_hidden_size : 0);
+    return p;
+}
+
 ParameterCount countParameters(const ModelSpec& m) {
     ParameterCount c;
     const std::int64_t h = *m.hidden_size, v = *m.vocab_size;
@@ -153,6 +169,7 @@ ParameterCount countParameters(const ModelSpec& m) {
         if (it == c.byLayerKind.end()) c.byLayerKind.push_back({kind, 1, p.total()});
         else ++it->layers;
     }
+    c.vision = visionParameters(m).total();
     c.active = c.body() - c.routedExperts + activeExperts;
     return c;
 }

@@ -26,8 +26,9 @@ namespace tessera::core {
 
 enum class AttentionKind { Standard, Mla, Linear };
 // Which keys a query of a softmax-attention layer sees: every earlier one (Full), the
-// last sliding_window (Sliding), or those of its attention_chunk_size chunk (Chunked).
-enum class AttentionSpan : std::uint8_t { Full, Sliding, Chunked };
+// last sliding_window (Sliding), or those of its attention_chunk_size chunk (Chunked);
+// a vision block's query sees every key, after it too (Bidirectional).
+enum class AttentionSpan : std::uint8_t { Full, Sliding, Chunked, Bidirectional };
 
 struct LayerKind {
     AttentionKind attention = AttentionKind::Standard;
@@ -58,6 +59,21 @@ std::int64_t qkNormParams(const ModelSpec& resolved);
 // Norms per layer: 2, or 4 under norm_placement sandwich.
 std::int64_t layerNormCount(const ModelSpec& resolved);
 
+// A vision tower (Transformers' Qwen2VisionTransformerPretrainedModel and its Qwen2.5-VL
+// successor): the patch embedding (a bias-free Conv3d over channels x frames x patch²),
+// per block two norms, fused qkv and output projections and the MLP (biases under
+// vision_bias), and the merger: a norm over one patch, then two linear layers from
+// merge² patches to merge² patches and on to out_hidden_size.
+struct VisionParameters {
+    std::int64_t patchEmbed = 0;
+    std::int64_t perBlock = 0;  // one block, norms included
+    std::int64_t blocks = 0;
+    std::int64_t merger = 0;
+    std::int64_t total() const { return patchEmbed + blocks * perBlock + merger; }
+};
+// Zero when the model has no vision tower.
+VisionParameters visionParameters(const ModelSpec& resolved);
+
 struct KindCount {
     LayerKind kind;
     std::int64_t layers = 0;
@@ -75,9 +91,12 @@ struct ParameterCount {
     std::int64_t norms = 0;  // body layer norms and the final norm
     std::int64_t output = 0;
     std::int64_t mtp = 0;
+    std::int64_t vision = 0;  // the vision tower, whole
     std::vector<KindCount> byLayerKind;
-    // Without the MTP modules (how model totals are usually quoted: "671B").
-    std::int64_t body() const { return embedding + positions + attention + mlp + router + routedExperts + sharedExperts + norms + output; }
+    // Without the MTP modules (how model totals are usually quoted: "671B"); with the vision tower.
+    std::int64_t body() const {
+        return embedding + positions + attention + mlp + router + routedExperts + sharedExperts + norms + output + vision;
+    }
     std::int64_t total() const { return body() + mtp; }
     // Parameters one token passes through: top-k routed experts instead of all.
     std::int64_t active = 0;

@@ -1,4 +1,5 @@
 #include "model/stagebody.h"
+#include "model/visioncost.h"
 
 #include <algorithm>
 #include <cmath>
@@ -251,6 +252,21 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
         b.head.forward = b.head.backward = lookup + (1 - dev.tpOverlap) * ar.seconds;
     }
     b.head.kept = b.embeddingKept;
+    // The vision tower runs before the embedding's tokens meet the first layer, on the
+    // first stage, recomputing as that stage's first layer does (model/visioncost.h).
+    if (first && in.vision.blocks > 0) {
+        const RecomputeClass& cls = st.classes[st.layerClass.empty() ? 0 : st.layerClass[0]];
+        const VisionCost vc = visionCost(in, cls, ctx.links);
+        b.embeddingKept += vc.kept, b.head.kept += vc.kept;
+        b.params += vc.paramsDevice, b.head.params += vc.paramsDevice;
+        working = std::max(working, vc.working);
+        time.forward += vc.forward, time.backward += vc.backwardInput, time.weightGrad += vc.backwardWeight;
+        time.recompute += vc.recompute;
+        time.forwardComm += vc.commExposedForward, time.backwardComm += vc.commExposedBackward;
+        time.exposed.tp += vc.tpExposed, time.exposed.cp += vc.cpExposed, time.tp += vc.tpSeconds, time.cp += vc.cpSeconds;
+        b.head.forward += vc.forward, b.head.backward += vc.backwardInput + vc.backwardWeight + vc.recompute;
+        b.modelFlopsForward += vc.modelFlopsForward;
+    }
     // The output layer and loss on the last stage, once more per MTP depth.
     if (last) {
         const double tailStart = time.forward + time.backward + time.weightGrad;

@@ -20,7 +20,8 @@ Value parametersValue(const ParameterCount& c) {
     Value byKind = Value::map();
     for (auto [key, n] : {std::pair{"embedding", c.embedding}, {"positions", c.positions}, {"attention", c.attention},
                           {"mlp", c.mlp}, {"router", c.router}, {"routed_experts", c.routedExperts},
-                          {"shared_experts", c.sharedExperts}, {"norms", c.norms}, {"output", c.output}, {"mtp", c.mtp}}) {
+                          {"shared_experts", c.sharedExperts}, {"norms", c.norms}, {"output", c.output}, {"mtp", c.mtp},
+                          {"vision", c.vision}}) {
         if (n != 0) byKind.set(key, Value::integer(n));
     }
     Value layers = Value::list();

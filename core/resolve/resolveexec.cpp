@@ -37,6 +37,14 @@ void Resolver::resolveExecRun() {
     fillFrom(e, execDefaults(), "exec", Origin::Default, "");
 
     if (!e.seq_length) refuse("exec.seq_length", "required: the training sequence length");
+    // The vision tower's tokens are the data's, like seq_length: never guessed.
+    if (m.vision_hidden_size && !e.visual_seq_len)
+        refuse("exec.visual_seq_len", "required: the model has a vision tower; state the image tokens per sample it hands "
+                                      "the language model");
+    if (!m.vision_hidden_size && e.visual_seq_len) refuse("exec.visual_seq_len", "is stated, but the model has no vision tower");
+    if (e.visual_seq_len && e.seq_length && *e.visual_seq_len > *e.seq_length)
+        refuse("exec.visual_seq_len", "the image tokens sit in the sequence: at most seq_length (" + num(*e.seq_length) +
+                                          "), got " + num(*e.visual_seq_len));
     // Optimizer states follow the optimizer (AdamW's two moments, Muon's one momentum).
     const std::int64_t states = *e.optimizer == "muon" ? 1 : 2;
     if (e.optimizer_states && *e.optimizer_states != states)

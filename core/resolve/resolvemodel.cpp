@@ -68,7 +68,12 @@ double parameterBound(const ModelSpec& m) {
                              d(m.linear_conv_kernel_dim)};
     const double w = *std::max_element(std::begin(widths), std::end(widths));
     const double layers = d(m.num_hidden_layers) + d(m.mtp_depth), experts = std::max(1.0, d(m.num_experts));
-    return layers * (40 + 8 * experts) * w * w + (2 * d(m.vocab_size) + d(m.max_position_embeddings) + 2) * h;
+    // The vision tower: its blocks, patch embedding and merger, each matrix at most its widest width squared.
+    const double merge = d(m.vision_spatial_merge_size) * d(m.vision_spatial_merge_size);
+    const double vw = std::max({d(m.vision_hidden_size) * merge, d(m.vision_intermediate_size), d(m.vision_out_hidden_size),
+                                d(m.vision_in_channels) * d(m.vision_temporal_patch_size) * d(m.vision_patch_size) * d(m.vision_patch_size)});
+    return layers * (40 + 8 * experts) * w * w + (2 * d(m.vocab_size) + d(m.max_position_embeddings) + 2) * h +
+           (d(m.vision_depth) + 4) * 40 * vw * vw;
 }
 
 }  // namespace
@@ -89,6 +94,31 @@ void Resolver::resolveAttentionSpans(ModelSpec& m) {
         else if (!uses(type) && *size)
             refuse(std::string("model.") + key, std::string("is stated, but no layer of layer_types is ") + type);
     }
+}
+
+// A vision tower is stated whole or not at all; the two inputs every image has are
+// filled (one frame per patch, three colour channels) and shown as filled.
+void Resolver::resolveVision(ModelSpec& m) {
+    const std::pair<const char*, bool> fields[] = {
+        {"vision_hidden_size", m.vision_hidden_size.has_value()}, {"vision_depth", m.vision_depth.has_value()},
+        {"vision_num_heads", m.vision_num_heads.has_value()}, {"vision_intermediate_size", m.vision_intermediate_size.has_value()},
+        {"vision_out_hidden_size", m.vision_out_hidden_size.has_value()}, {"vision_patch_size", m.vision_patch_size.has_value()},
+        {"vision_spatial_merge_size", m.vision_spatial_merge_size.has_value()},
+        {"vision_gated_mlp", m.vision_gated_mlp.has_value()}, {"vision_bias", m.vision_bias.has_value()},
+        {"vision_norm", m.vision_norm.has_value()}};
+    const bool any = std::any_of(std::begin(fields), std::end(fields), [](const auto& f) { return f.second; }) ||
+                     m.vision_temporal_patch_size || m.vision_in_channels;
+    if (!any) return;
+    for (auto [key, stated] : fields)
+        if (!stated) refuse(std::string("model.") + key, "required: the model states a vision tower (vision_* fields)");
+    fill("model.vision_temporal_patch_size", m.vision_temporal_patch_size, std::int64_t{1}, Origin::Default, "one frame per patch");
+    fill("model.vision_in_channels", m.vision_in_channels, std::int64_t{3}, Origin::Default, "RGB images");
+    if (m.vision_hidden_size && m.vision_num_heads && *m.vision_hidden_size % *m.vision_num_heads != 0)
+        refuse("model.vision_num_heads", "must divide vision_hidden_size (" + num(*m.vision_hidden_size) + "), got " +
+                                             num(*m.vision_num_heads));
+    if (m.vision_out_hidden_size && m.hidden_size && *m.vision_out_hidden_size != *m.hidden_size)
+        refuse("model.vision_out_hidden_size", "the merger's tokens enter the language model: must equal hidden_size (" +
+                                                   num(*m.hidden_size) + "), got " + num(*m.vision_out_hidden_size));
 }
 
 void Resolver::resolveModel() {
@@ -189,6 +219,7 @@ void Resolver::resolveModel() {
         }
     }
     resolveAttentionSpans(m);
+    resolveVision(m);
     if (m.mlp_layer_types && static_cast<std::int64_t>(m.mlp_layer_types->size()) != layers)
         refuse("model.mlp_layer_types", "lists " + num(static_cast<std::int64_t>(m.mlp_layer_types->size())) +
                                             " layers, but num_hidden_layers is " + num(layers));

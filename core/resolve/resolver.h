@@ -41,6 +41,7 @@ public:
 
     void resolveModel();
     void resolveAttentionSpans(ModelSpec& m);  // sliding_window, attention_chunk_size against layer_types
+    void resolveVision(ModelSpec& m);          // the vision_* fields: all or none
     void resolveCluster();
     void resolveExecRun();       // defaults and run-wide rules (byte widths, sequence, optimizer)
     void resolveExecStrategy();  // degrees, batch, pipeline, recompute: what a search varies

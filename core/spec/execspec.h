@@ -77,6 +77,7 @@ struct ExecSpec {
     std::optional<std::string> fp8_recipe;
     std::optional<bool> fp8_attention;
     std::optional<std::int64_t> seq_length;
+    std::optional<std::int64_t> visual_seq_len;
     std::optional<Bytes> device_memory, memory_reserve;
     std::optional<StageCounts> activation_offload;
     std::optional<double> optimizer_offload, host_link_overlap;
@@ -183,6 +184,9 @@ void visit(Spec& e, V& v) {
             "stays in BF16 beside the FP8 linear layers, as do norms, router, embedding and output layer"},
            e.fp8_attention);
     v.integer({"seq_length", "Training sequence length", "tokens"}, e.seq_length, count);
+    v.integer({"visual_seq_len", "Image tokens per sample the vision tower hands the language model, after its merger "
+               "(the seed's context.visual_seq_len); the tower runs on vision_spatial_merge_size² patches per token. "
+               "Required with a vision tower", "tokens"}, e.visual_seq_len, count);
     v.memory({"device_memory", "Memory budget per device; the device's memory when unstated", "bytes"}, e.device_memory, 1);
     v.memory({"memory_reserve", "Memory every stage keeps free beside what it holds (its own term, reserve): the seed's 1 GiB "
               "safety buffer by default; 0 for none", "bytes"}, e.memory_reserve, 0);

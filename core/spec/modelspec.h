@@ -85,6 +85,14 @@ struct ModelSpec {
     std::optional<std::int64_t> linear_num_value_heads;
     std::optional<std::int64_t> linear_value_head_dim;
     std::optional<std::int64_t> linear_conv_kernel_dim;
+    // A vision tower (Qwen2-VL / Qwen2.5-VL's ViT): patch embedding, vision_depth blocks
+    // of bidirectional attention and an MLP, then the merger that folds
+    // vision_spatial_merge_size² patches into one language-model token. Stated or all absent.
+    std::optional<std::int64_t> vision_hidden_size, vision_depth, vision_num_heads, vision_intermediate_size;
+    std::optional<std::int64_t> vision_out_hidden_size, vision_patch_size, vision_temporal_patch_size;
+    std::optional<std::int64_t> vision_in_channels, vision_spatial_merge_size;
+    std::optional<bool> vision_gated_mlp, vision_bias;
+    std::optional<std::string> vision_norm;
     // What an import found and Tessera does not price, carried with the model so every
     // report shows it (never dropped in silence).
     std::optional<std::vector<std::string>> unpriced_keys;
@@ -158,6 +166,22 @@ void visit(Spec& m, V& v) {
     v.integer({"linear_num_value_heads", "Linear-attention value heads"}, m.linear_num_value_heads, positive);
     v.integer({"linear_value_head_dim", "Linear-attention value head width", "elements"}, m.linear_value_head_dim, positive);
     v.integer({"linear_conv_kernel_dim", "Linear-attention short convolution width"}, m.linear_conv_kernel_dim, positive);
+    v.integer({"vision_hidden_size", "Vision tower: width of its blocks (Qwen2.5-VL vision_config.hidden_size; Qwen2-VL "
+               "embed_dim); stating it gives the model a vision tower on the first stage", "elements"}, m.vision_hidden_size, positive);
+    v.integer({"vision_depth", "Vision tower: blocks (vision_config.depth)"}, m.vision_depth, positive);
+    v.integer({"vision_num_heads", "Vision tower: attention heads per block"}, m.vision_num_heads, positive);
+    v.integer({"vision_intermediate_size", "Vision tower: MLP width", "elements"}, m.vision_intermediate_size, positive);
+    v.integer({"vision_out_hidden_size", "Vision tower: the merger's output width (the language model's hidden_size)",
+               "elements"}, m.vision_out_hidden_size, positive);
+    v.integer({"vision_patch_size", "Vision tower: patch side", "pixels"}, m.vision_patch_size, positive);
+    v.integer({"vision_temporal_patch_size", "Vision tower: frames per patch (2 for Qwen2-VL's video patches)"},
+              m.vision_temporal_patch_size, positive);
+    v.integer({"vision_in_channels", "Vision tower: image channels"}, m.vision_in_channels, positive);
+    v.integer({"vision_spatial_merge_size", "Vision tower: the merger folds this squared many patches into one token"},
+              m.vision_spatial_merge_size, positive);
+    v.flag({"vision_gated_mlp", "Vision tower: gated MLP (Qwen2.5-VL) rather than two matrices (Qwen2-VL)"}, m.vision_gated_mlp);
+    v.flag({"vision_bias", "Vision tower: biases on its projections and MLP"}, m.vision_bias);
+    v.choice({"vision_norm", "Vision tower: its norms (rmsnorm for Qwen2.5-VL, layernorm for Qwen2-VL)"}, m.vision_norm, kNorms);
     v.textList({"unpriced_keys", "Keys of the imported config.json that Tessera does not price, as the import listed them"},
                m.unpriced_keys, Choices{});
     // clang-format on

@@ -83,6 +83,11 @@ private slots:
         QTest::newRow("Llama 4 Maverick text (interleave_moe_layer_step 2)") << "llama4-maverick.partial.json" << "llama4" << qint64(400711848960) << qint64(128) << 0.0;
         // Phi-3-mini-4k: 3,821,079,552 (HF safetensors "3.82B"), Llama's counts under phi3.
         QTest::newRow("Phi-3-mini-4k (phi3)") << "phi3-mini-4k.partial.json" << "llama" << qint64(3821079552) << qint64(1) << 0.0;
+        // Vision-language models, whole (the vision tower is in the count, tests/data/hf/SOURCES.md):
+        // Qwen2.5-VL-7B 8,292,166,656 = text 7,615,616,512 + vision 676,550,144 (checkpoint tensor sum);
+        // Qwen2-VL-7B 8,291,375,616 (HF "8.29B"; modeling_qwen2_vl.py: LayerNorm, fc1/fc2 at embed_dim·mlp_ratio).
+        QTest::newRow("Qwen2.5-VL-7B (vision tower)") << "qwen2.5-vl-7b.json" << "qwen" << qint64(8292166656) << qint64(1) << 0.0;
+        QTest::newRow("Qwen2-VL-7B (vision tower)") << "qwen2-vl-7b.partial.json" << "qwen" << qint64(8291375616) << qint64(1) << 0.0;
         // DeepSeek-V2 (236B) and V2-Lite (15.7B; q_proj without LoRA): a router without bias.
         QTest::newRow("DeepSeek-V2 (topk_method greedy)") << "deepseek-v2.json" << "deepseek" << qint64(235741434880) << qint64(160) << 0.0;
         QTest::newRow("DeepSeek-V2-Lite") << "deepseek-v2-lite.json" << "deepseek" << qint64(15706484224) << qint64(64) << 0.0;
@@ -221,9 +226,17 @@ private slots:
         QVERIFY(!has(imported.unpriced, "rope_theta"));
         const ModelSpec m = modelFromValue(imported.model, "model", d);
         QCOMPARE(*m.unpriced_keys, imported.unpriced);
-        // The vision tower of a VL config is one of them until it is priced.
+        // A Qwen2.5-VL vision tower is priced; its window attention is not, and says so.
         const HfImport vl = importHf(loadDocument(kData + "/hf/qwen2.5-vl-7b.json"), d);
-        QVERIFY(has(vl.unpriced, "vision_config"));
+        QVERIFY(!has(vl.unpriced, "vision_config"));
+        QVERIFY(has(vl.unpriced, "vision_config.window_size"));
+        QVERIFY(has(vl.unpriced, "vision_config.fullatt_block_indexes"));
+        const VisionParameters v = visionParameters(resolveModel(modelFromValue(vl.model, "model", d)));
+        QCOMPARE(v.total(), std::int64_t{676550144});
+        // Another family's tower stays listed whole.
+        const HfImport gemma = importHf(parseDocument(R"({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text"},
+            "vision_config": {"model_type": "siglip_vision_model", "hidden_size": 1152}})", "config.json", Format::Json), d);
+        QVERIFY(has(gemma.unpriced, "vision_config"));
     }
 
     void missingSizeIsRefusedByName() {

@@ -26,6 +26,12 @@ const char* kMoe = "model: mixtral-8x7b\ncluster: {device: h100-sxm, devices: 16
                    "exec: {tp: 2, seq_length: 4096, global_batch_size: 64, optimizer_parallel: true}\n";
 const char* kMtp = "model: {preset: llama3-8b, mtp_depth: 1}\ncluster: {device: h100-sxm, devices: 16}\n"
                    "exec: {tp: 2, seq_length: 4096, global_batch_size: 64}\n";
+// A Qwen2.5-VL-like vision tower in front of Llama-3 8B.
+const char* kVision = "model: {preset: llama3-8b, vision_hidden_size: 1280, vision_depth: 32, vision_num_heads: 16,\n"
+                      "  vision_intermediate_size: 3420, vision_out_hidden_size: 4096, vision_patch_size: 14,\n"
+                      "  vision_spatial_merge_size: 2, vision_gated_mlp: true, vision_bias: true, vision_norm: rmsnorm}\n"
+                      "cluster: {device: h100-sxm, devices: 16}\n"
+                      "exec: {tp: 2, pp: 2, seq_length: 4096, global_batch_size: 64, visual_seq_len: 256}\n";
 
 enum class Moves { Memory, Time, Budget, Verdict };
 
@@ -182,6 +188,7 @@ const std::vector<Row>& rows() {
         {"fp8_attention", kDense, {"exec.compute_dtype=fp8"}, {"exec.compute_dtype=fp8", "exec.fp8_attention=true"},
          Moves::Time, "the attention core at the FP8 peak"},
         {"seq_length", kDense, {}, {"exec.seq_length=8192"}, Moves::Memory, "tokens per sequence"},
+        {"visual_seq_len", kVision, {}, {"exec.visual_seq_len=1024"}, Moves::Memory, "the vision tower's patches on the first stage"},
         {"device_memory", kDense, {}, {"exec.device_memory=40 GiB"}, Moves::Budget, "the budget"},
         {"memory_reserve", kDense, {}, {"exec.memory_reserve=0"}, Moves::Memory, "the seed's 1 GiB safety buffer"},
         {"activation_offload", kDense, {}, {"exec.activation_offload=4"}, Moves::Memory,

@@ -234,7 +234,7 @@ private slots:
         };
         row("per_layer beside modes", seedFile("", "recompute: per_layer\nestimator:\n  recompute_modes: [off, full]\n"),
             "t.yaml:21:20: estimator.recompute_modes: narrows the modes");
-        row("visual_seq_len", seedFile("  visual_seq_len: 1024\n"), "t.yaml:10:19: model.visual_seq_len:");
+        row("visual_seq_len", seedFile("  visual_seq_len: 1024\n"), "t.yaml:10:19: exec.visual_seq_len: is stated, but the model has no vision tower");
         row("moe_enabled without experts", seedFile("  moe_enabled: true\n"), "t.yaml:10:16: model.moe_enabled: true, but num_experts");
         row("fsdp beside the shard size", seedFile("  optimizer_weight_shard_size: 2\n", "parallelism:\n  fsdp: [1, 2]\n"),
             "parallelism.fsdp: model.optimizer_weight_shard_size states the shard too");

@@ -1,0 +1,48 @@
+#include "model/visioncost.h"
+
+#include <algorithm>
+
+namespace tessera::core {
+
+VisionCost visionCost(const CostInput& in, const RecomputeClass& cls, const GroupLinks& links) {
+    VisionCost out;
+    const VisionShape& v = in.vision;
+    if (v.blocks == 0 || v.tokens == 0) return out;
+    const Strategy& st = in.strategy;
+    const DeviceInfo& dev = in.device;
+    RunSettings run = in.run;
+    run.seq = v.tokens * v.merge;  // the blocks run on the patches, before the merger folds them
+    const LayerCost block = layerCost(v.block, run, st, dev, v.block.kinds.front(), cls, links);
+    const double n = double(v.blocks);
+    out.kept = n * block.kept;
+    out.working = block.keptNone - block.kept + block.gradBuffer + block.gatheredInput;
+    out.paramsDevice = n * block.paramsDevice;
+    out.forward = n * block.forward;
+    out.backwardInput = n * block.backwardInput;
+    out.backwardWeight = n * block.backwardWeight;
+    out.recompute = n * block.recompute;
+    out.commExposedForward = n * block.commExposedForward;
+    out.commExposedBackward = n * block.commExposedBackward;
+    out.tpExposed = n * block.tpExposed, out.cpExposed = n * block.cpExposed;
+    out.tpSeconds = n * block.tpSeconds, out.cpSeconds = n * block.cpSeconds;
+    out.modelFlopsForward = n * block.modelFlopsForward;
+
+    // Patch embedding and merger, per device: patches P and merged tokens P / merge.
+    const double t = double(st.tp), Bc = run.computeBytes;
+    const double patches = double(run.seq) * double(st.mbs) / double(st.cp), merged = patches / double(v.merge);
+    const double hv = double(v.block.h), wide = hv * double(v.merge);
+    const double embedFlops = 2 * patches * double(v.patchInputs) * hv;
+    const double mergerFlops = 2 * merged * (wide * wide + wide * double(v.outWidth)) / t;
+    const double forward = matmulSeconds(embedFlops, dev) + matmulSeconds(mergerFlops, dev);
+    out.forward += forward;
+    out.backwardInput += matmulSeconds(mergerFlops, dev);  // the pixels need no gradient
+    out.backwardWeight += forward;
+    out.paramsDevice += double(v.patchEmbedParams) + double(v.mergerParams) / t;
+    // Kept: the pixels, the merger's norm input and its two linear layers' inputs.
+    out.kept += Bc * (patches * double(v.patchInputs) + patches * hv + merged * wide + merged * wide / t);
+    const double tokens = double(run.seq) * double(st.mbs) / double(v.merge);
+    out.modelFlopsForward += 2 * tokens * double(v.merge) * double(v.patchInputs) * hv + 2 * tokens * (wide * wide + wide * double(v.outWidth));
+    return out;
+}
+
+}  // namespace tessera::core

@@ -1,0 +1,27 @@
+#pragma once
+// The vision tower on the first stage (model.vision_*, exec.visual_seq_len): what one
+// micro-batch's images cost before their tokens enter the language model's first layer.
+// Its blocks are priced as layers of their own shape (layercost.h) over the patches -
+// visual_seq_len · merge² per sample, attention both ways - under the strategy's TP,
+// SP and CP and the recompute class of the stage's first layer. The patch embedding (a
+// Conv3d, whole on every TP rank) and the merger (norm and two linear layers over
+// merge² patches, split over TP as Megatron-LM's vision projection is) are priced as
+// their GEMMs, and keep their inputs.
+#include "model/layercost.h"
+
+namespace tessera::core {
+
+struct VisionCost {
+    double kept = 0;            // bytes saved for backward, one micro-batch
+    double working = 0;         // the largest block's transient beside them
+    double paramsDevice = 0;    // elements on one device
+    double forward = 0, backwardInput = 0, backwardWeight = 0, recompute = 0;  // one micro-batch, seconds
+    double commExposedForward = 0, commExposedBackward = 0;  // included above
+    double tpExposed = 0, cpExposed = 0, tpSeconds = 0, cpSeconds = 0;
+    double modelFlopsForward = 0;  // whole micro-batch, all ranks
+};
+
+// Zero when the input has no vision tower.
+VisionCost visionCost(const CostInput& in, const RecomputeClass& cls, const GroupLinks& links);
+
+}  // namespace tessera::core

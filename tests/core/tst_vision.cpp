@@ -1,0 +1,110 @@
+// Vision towers (issue 16): Qwen2.5-VL's ViT priced on the first stage - its
+// parameters, the FLOPs of its blocks over the patches (attention both ways), the
+// patch embedding and merger - and nowhere else; exec.visual_seq_len refused where it
+// means nothing.
+#include <QtTest>
+
+#include "costhelpers.h"
+#include "model/estimate.h"
+#include "model/parameters.h"
+
+using namespace tessera::core;
+using namespace tessera::testing;
+
+namespace {
+
+const std::string kData = TESSERA_TEST_DATA;
+
+// Qwen2.5-VL-7B's config; `vision` false drops its tower (the text model alone).
+std::string scenario(bool vision, const std::string& exec) {
+    std::string model = "model: {file: " + kData + "/hf/qwen2.5-vl-7b.json";
+    if (!vision)
+        model = "model: {arch: qwen, hidden_size: 3584, num_hidden_layers: 28, num_attention_heads: 28, num_key_value_heads: 4, "
+                "intermediate_size: 18944, vocab_size: 152064, tie_word_embeddings: false, max_position_embeddings: 128000";
+    return model + "}\ncluster: {device: h100-sxm, devices: 8}\nexec: {seq_length: 4096, global_batch_size: 16, " +
+           (vision ? "visual_seq_len: 1024, " : "") + exec + "}\n";
+}
+
+Estimate estimateOf(const std::string& yaml) {
+    Estimate e;
+    evaluate(inputYaml(yaml), &e);
+    return e;
+}
+
+}  // namespace
+
+class TestVision : public QObject {
+    Q_OBJECT
+private slots:
+    // The first stage holds the tower; the others are the text model's alone.
+    void firstStageOnly() {
+        const Estimate vl = estimateOf(scenario(true, "pp: 2, tp: 2"));
+        const Estimate text = estimateOf(scenario(false, "pp: 2, tp: 2"));
+        QCOMPARE(vl.stages.size(), std::size_t{2});
+        QVERIFY(vl.stages[0].memory.total() > text.stages[0].memory.total());
+        QVERIFY(vl.stages[0].time.forward > text.stages[0].time.forward);
+        QCOMPARE(vl.stages[1].memory.total(), text.stages[1].memory.total());
+        QCOMPARE(vl.stages[1].time.forward, text.stages[1].time.forward);
+        // Parameters on one device of stage 0: the blocks and merger split over TP, the patch
+        // embedding whole (676,550,144 in all: 1,505,280 embedding, 32 × 19,702,200, 44,574,464 merger);
+        // of a block, its two norms and the biases of its row-parallel outputs (5,120) whole too.
+        const double tower = 32.0 * ((19702200 - 5120) / 2.0 + 5120) + 1505280 + 44574464.0 / 2;
+        QCOMPARE(vl.stages[0].parameters - text.stages[0].parameters, tower);
+        QCOMPARE(countParameters(resolveYaml(scenario(true, "")).scenario.model).total() -
+                     countParameters(resolveYaml(scenario(false, "")).scenario.model).total(),
+                 std::int64_t{676550144});
+    }
+
+    // Model FLOPs of the tower, by hand: per block over P patches, 2P(4h² + 3hf) in its
+    // projections and gated MLP and 4P²h in its core (every key, both ways); the patch
+    // embedding 2P·(3·2·14²)·h; the merger 2(P/4)(W² + W·3584) with W = 4h. Forward and
+    // backward: three times the forward, for every sample of the step.
+    void modelFlopsOfTheTower() {
+        const Estimate vl = estimateOf(scenario(true, "tp: 2"));
+        const Estimate text = estimateOf(scenario(false, "tp: 2"));
+        const double P = 1024 * 4, h = 1280, f = 3420, W = 4 * h;
+        const double blocks = 32 * (2 * P * (4 * h * h + 3 * h * f) + 4 * P * P * h);
+        const double forward = blocks + 2 * P * (3 * 2 * 14 * 14) * h + 2 * (P / 4) * (W * W + W * 3584);
+        QCOMPARE(vl.modelFlopsPerStep - text.modelFlopsPerStep, 3 * 16 * forward);
+    }
+
+    // The tower recomputes as the stage's first layer does: full recompute keeps less.
+    void recomputeShrinksWhatItKeeps() {
+        const Estimate none = estimateOf(scenario(true, "tp: 2"));
+        const Estimate full = estimateOf(scenario(true, "tp: 2, full_recompute: true"));
+        const Estimate textNone = estimateOf(scenario(false, "tp: 2"));
+        const Estimate textFull = estimateOf(scenario(false, "tp: 2, full_recompute: true"));
+        const double towerNone = double(none.stages[0].memory.activations - textNone.stages[0].memory.activations);
+        const double towerFull = double(full.stages[0].memory.activations - textFull.stages[0].memory.activations);
+        QVERIFY2(towerFull < towerNone / 4, qPrintable(QString("%1 vs %2").arg(towerFull).arg(towerNone)));
+        QVERIFY(full.stages[0].time.recompute > textFull.stages[0].time.recompute);
+    }
+
+    void refusals_data() {
+        QTest::addColumn<QString>("yaml");
+        QTest::addColumn<QString>("expected");
+        std::string partial = scenario(false, "tp: 2");
+        partial.insert(partial.find("max_position"), "vision_hidden_size: 64, ");
+        QTest::newRow("a tower stated in part") << QString::fromStdString(partial)
+                                                << "model.vision_depth: required: the model states a vision tower";
+        QTest::newRow("tokens without a tower") << QString::fromStdString(scenario(false, "tp: 2, visual_seq_len: 64"))
+                                                << "exec.visual_seq_len: is stated, but the model has no vision tower";
+        std::string tooMany = scenario(true, "tp: 2");
+        tooMany.replace(tooMany.find("visual_seq_len: 1024"), 20, "visual_seq_len: 8192");
+        QTest::newRow("more image tokens than the sequence") << QString::fromStdString(tooMany)
+                                                             << "exec.visual_seq_len: the image tokens sit in the sequence";
+    }
+    void refusals() {
+        QFETCH(QString, yaml);
+        QFETCH(QString, expected);
+        try {
+            resolveYaml(yaml.toStdString());
+            QFAIL("accepted");
+        } catch (const SpecError& e) {
+            QVERIFY2(QString::fromStdString(e.what()).contains(expected), e.what());
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestVision)
+#include "tst_vision.moc"
