@@ -4,6 +4,7 @@
 
 #include "io/scenarioio.h"
 #include "model/costinput.h"
+#include "model/estimate.h"
 #include "resolve/resolve.h"
 
 namespace tessera::testing {
@@ -13,5 +14,12 @@ inline core::ResolvedScenario resolveYaml(const std::string& yaml) {
 }
 
 inline core::CostInput inputYaml(const std::string& yaml) { return core::costInput(resolveYaml(yaml)); }
+
+// The detailed estimate of a scenario from YAML.
+inline core::Estimate estimateOfYaml(const std::string& yaml) {
+    core::Estimate e;
+    core::evaluate(inputYaml(yaml), &e);
+    return e;
+}
 
 }  // namespace tessera::testing

@@ -25,12 +25,6 @@ std::string scenario(bool vision, const std::string& exec) {
            (vision ? "visual_seq_len: 1024, " : "") + exec + "}\n";
 }
 
-Estimate estimateOf(const std::string& yaml) {
-    Estimate e;
-    evaluate(inputYaml(yaml), &e);
-    return e;
-}
-
 }  // namespace
 
 class TestVision : public QObject {
@@ -38,8 +32,8 @@ class TestVision : public QObject {
 private slots:
     // The first stage holds the tower; the others are the text model's alone.
     void firstStageOnly() {
-        const Estimate vl = estimateOf(scenario(true, "pp: 2, tp: 2"));
-        const Estimate text = estimateOf(scenario(false, "pp: 2, tp: 2"));
+        const Estimate vl = estimateOfYaml(scenario(true, "pp: 2, tp: 2"));
+        const Estimate text = estimateOfYaml(scenario(false, "pp: 2, tp: 2"));
         QCOMPARE(vl.stages.size(), std::size_t{2});
         QVERIFY(vl.stages[0].memory.total() > text.stages[0].memory.total());
         QVERIFY(vl.stages[0].time.forward > text.stages[0].time.forward);
@@ -60,8 +54,8 @@ private slots:
     // embedding 2P·(3·2·14²)·h; the merger 2(P/4)(W² + W·3584) with W = 4h. Forward and
     // backward: three times the forward, for every sample of the step.
     void modelFlopsOfTheTower() {
-        const Estimate vl = estimateOf(scenario(true, "tp: 2"));
-        const Estimate text = estimateOf(scenario(false, "tp: 2"));
+        const Estimate vl = estimateOfYaml(scenario(true, "tp: 2"));
+        const Estimate text = estimateOfYaml(scenario(false, "tp: 2"));
         const double P = 1024 * 4, h = 1280, f = 3420, W = 4 * h;
         const double blocks = 32 * (2 * P * (4 * h * h + 3 * h * f) + 4 * P * P * h);
         const double forward = blocks + 2 * P * (3 * 2 * 14 * 14) * h + 2 * (P / 4) * (W * W + W * 3584);
@@ -70,10 +64,10 @@ private slots:
 
     // The tower recomputes as the stage's first layer does: full recompute keeps less.
     void recomputeShrinksWhatItKeeps() {
-        const Estimate none = estimateOf(scenario(true, "tp: 2"));
-        const Estimate full = estimateOf(scenario(true, "tp: 2, full_recompute: true"));
-        const Estimate textNone = estimateOf(scenario(false, "tp: 2"));
-        const Estimate textFull = estimateOf(scenario(false, "tp: 2, full_recompute: true"));
+        const Estimate none = estimateOfYaml(scenario(true, "tp: 2"));
+        const Estimate full = estimateOfYaml(scenario(true, "tp: 2, full_recompute: true"));
+        const Estimate textNone = estimateOfYaml(scenario(false, "tp: 2"));
+        const Estimate textFull = estimateOfYaml(scenario(false, "tp: 2, full_recompute: true"));
         const double towerNone = double(none.stages[0].memory.activations - textNone.stages[0].memory.activations);
         const double towerFull = double(full.stages[0].memory.activations - textFull.stages[0].memory.activations);
         QVERIFY2(towerFull < towerNone / 4, qPrintable(QString("%1 vs %2").arg(towerFull).arg(towerNone)));

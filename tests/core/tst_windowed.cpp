@@ -27,12 +27,6 @@ std::string scenario(const std::string& kind, const std::string& extra, bool fla
            (flash ? "true" : "false") + "}\n";
 }
 
-Estimate estimateOf(const std::string& yaml) {
-    Estimate e;
-    evaluate(inputYaml(yaml), &e);
-    return e;
-}
-
 }  // namespace
 
 class TestWindowed : public QObject {
@@ -65,8 +59,8 @@ private slots:
     // Under flash, a sliding layer's model FLOPs drop by exactly the core's share of the
     // pairs it skips; the memory it keeps is the full layer's (flash keeps no s x s tensor).
     void slidingLayersUnderFlash() {
-        const Estimate full = estimateOf(scenario("full_attention", "", true));
-        const Estimate sliding = estimateOf(scenario("sliding_attention", ", sliding_window: 2048", true));
+        const Estimate full = estimateOfYaml(scenario("full_attention", "", true));
+        const Estimate sliding = estimateOfYaml(scenario("sliding_attention", ", sliding_window: 2048", true));
         const double B = 8, s = 8192, l = 4, a = 32, dh = 128, w = 2048;
         // Forward + backward = 3x the forward core: 4·B·keys·s·a·dh·l, keys as above.
         const double keysFull = s, keysSliding = 2 * (w * w / 2 + (s - w) * w) / s;
@@ -79,15 +73,15 @@ private slots:
 
     // The unfused core stores and computes the masked square: priced like a full layer.
     void slidingLayersUnfused() {
-        const Estimate full = estimateOf(scenario("full_attention", "", false));
-        const Estimate sliding = estimateOf(scenario("sliding_attention", ", sliding_window: 2048", false));
+        const Estimate full = estimateOfYaml(scenario("full_attention", "", false));
+        const Estimate sliding = estimateOfYaml(scenario("sliding_attention", ", sliding_window: 2048", false));
         QCOMPARE(sliding.stepSeconds, full.stepSeconds);
         QCOMPARE(sliding.peakMemory, full.peakMemory);
     }
 
     void chunkedLayersUnderFlash() {
-        const Estimate full = estimateOf(scenario("full_attention", "", true));
-        const Estimate chunked = estimateOf(scenario("chunked_attention", ", attention_chunk_size: 2048", true));
+        const Estimate full = estimateOfYaml(scenario("full_attention", "", true));
+        const Estimate chunked = estimateOfYaml(scenario("chunked_attention", ", attention_chunk_size: 2048", true));
         const double B = 8, s = 8192, l = 4, a = 32, dh = 128, c = 2048;
         const double skipped = 3 * 2 * B * s * (s - c) * a * dh * l;  // keys per query: s full, c chunked (s/c whole chunks)
         QCOMPARE(full.modelFlopsPerStep - chunked.modelFlopsPerStep, skipped);
