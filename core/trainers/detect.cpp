@@ -1,0 +1,162 @@
+#include <filesystem>
+
+#include "io/hfimport.h"
+#include "io/seedsearch.h"
+#include "trainers/launch.h"
+#include "trainers/megatron.h"
+#include "trainers/toml.h"
+#include "trainers/torchtitan.h"
+#include "trainyaml/trainyaml.h"
+
+namespace tessera::core {
+
+using namespace trainers;
+
+std::string formatName(ConfigFormat format) {
+    switch (format) {
+    case ConfigFormat::HfConfig: return "Hugging Face config.json";
+    case ConfigFormat::TrainYaml: return "HyperParallel train.yaml";
+    case ConfigFormat::SeedSearch: return "HyperParallel search configuration";
+    case ConfigFormat::MegatronArgs: return "Megatron-LM arguments";
+    case ConfigFormat::MegatronYaml: return "Megatron-LM YAML configuration";
+    case ConfigFormat::Torchtitan: return "torchtitan job configuration (TOML)";
+    case ConfigFormat::MindSpeed: return "MindSpeed model JSON";
+    case ConfigFormat::MindFormers: return "MindFormers YAML";
+    }
+    return "?";
+}
+
+namespace {
+
+bool isTrainYaml(const Value& root) {
+    if (!root.isMap()) return false;
+    if (const Value* train = root.find("train"); train && train->isMap() && train->find("accelerator")) return true;
+    for (const char* key : {"accelerator", "fsdp_config", "activation_checkpoint"})
+        if (root.find(key)) return true;
+    const Value* model = root.find("model");
+    return model && model->isMap() && (model->find("config_overrides") || model->find("pretrained_model_name_or_path"));
+}
+
+bool isMindFormers(const Value& root) {
+    return root.isMap() && root.find("parallel_config") && root.find("model") && root.find("model")->isMap() &&
+           root.find("model")->find("model_config");
+}
+
+// MindSpeed's model JSON: modules, each with a model_id and Megatron-style sizes.
+bool isMindSpeed(const Value& root) {
+    if (!root.isMap()) return false;
+    if (root.find("model_id") && (root.find("num_layers") || root.find("text_decoder") || root.find("image_encoder"))) return true;
+    for (const Value::Entry& e : root.entries())
+        if (e.value.isMap() && e.value.find("model_id") && e.value.find("num_layers")) return true;
+    return false;
+}
+
+// The document a YAML or JSON file holds, or nullopt when the text is neither.
+std::optional<Value> structured(std::string_view text, const std::string& name) {
+    const Format format = formatForName(name);
+    try {
+        Value v = parseDocument(text, name, format);
+        if (v.isMap()) return v;
+    } catch (const LoadError&) {
+        if (format == Format::Json || (!looksLikeMegatronArgs(text) && !looksLikeToml(text))) throw;
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<ConfigFormat> detectFormat(std::string_view text, const std::string& name, std::string* why) {
+    if (looksLikeToml(text)) return ConfigFormat::Torchtitan;
+    if (const std::optional<Value> doc = structured(text, name)) {
+        if (isHfConfig(*doc)) return ConfigFormat::HfConfig;
+        if (isSeedSearchConfig(*doc)) return ConfigFormat::SeedSearch;
+        if (isMegatronYaml(*doc)) return ConfigFormat::MegatronYaml;
+        if (isMindFormers(*doc)) return ConfigFormat::MindFormers;
+        if (isMindSpeed(*doc)) return ConfigFormat::MindSpeed;
+        if (isTrainYaml(*doc)) return ConfigFormat::TrainYaml;
+        if (why) *why = "a mapping whose sections (" + [&] {
+            std::string keys;
+            for (const Value::Entry& e : doc->entries()) keys += (keys.empty() ? "" : ", ") + e.key;
+            return keys.substr(0, 120);
+        }() + ") are none of the formats Tessera reads";
+        return std::nullopt;
+    }
+    if (looksLikeMegatronArgs(text)) return ConfigFormat::MegatronArgs;
+    if (why) *why = "neither a YAML or JSON mapping, a TOML job configuration, nor Megatron-LM arguments (--num-layers, ...)";
+    return std::nullopt;
+}
+
+Imported importConfig(std::string_view text, const std::string& name, const std::string& baseDir, const ImportCluster& cluster,
+                      Diagnostics& d) {
+    std::string why;
+    const std::optional<ConfigFormat> format = detectFormat(text, name, &why);
+    const Mark top{name, 1, 1};
+    if (!format) {
+        d.add(top, "", "not a configuration Tessera reads: " + why);
+        return {};
+    }
+    Imported out;
+    out.format = *format;
+    switch (*format) {
+    case ConfigFormat::Torchtitan: return readTorchtitan(parseToml(text, name), baseDir, cluster, d);
+    case ConfigFormat::MegatronArgs: return readMegatron(parseLaunch(text, name, d), *format, top, cluster, d);
+    case ConfigFormat::MegatronYaml: {
+        const Value doc = parseDocument(text, name, formatForName(name));
+        return readMegatron(megatronYamlArgs(doc, d), *format, doc.mark(), cluster, d);
+    }
+    case ConfigFormat::HfConfig: {
+        // The one call into the Hugging Face importer: its model section, nothing else.
+        const Value doc = parseDocument(text, name, Format::Json);
+        out.scenario = Value::map(doc.mark());
+        out.scenario.set("model", importHfConfig(doc, d));
+        Value c = Value::map();
+        if (cluster.device) c.set("device", *cluster.device);
+        if (cluster.devices) c.set("devices", Value::integer(*cluster.devices));
+        out.scenario.set("exec", Value::map());
+        out.scenario.set("cluster", std::move(c));
+        return out;
+    }
+    case ConfigFormat::SeedSearch: {
+        const Value doc = parseDocument(text, name, formatForName(name));
+        out.scenario = scenarioFromSeedSearch(doc, d, &out.assumed);
+        return out;
+    }
+    case ConfigFormat::TrainYaml: {
+        const Value doc = parseDocument(text, name, formatForName(name));
+        TrainCluster tc;
+        tc.device = cluster.device;
+        tc.devices = cluster.devices;
+        out.scenario = trainScenario(doc, baseDir, tc, d);
+        return out;
+    }
+    case ConfigFormat::MindSpeed:
+    case ConfigFormat::MindFormers:
+        d.add(top, "", "recognised as " + formatName(*format) + ", which Tessera does not read yet (reference §1.4): "
+                       "state its run as a scenario, or its model with tessera import-hf");
+        return out;
+    }
+    return out;
+}
+
+std::optional<ExportTarget> exportTargetOf(std::string_view name) {
+    if (name == "megatron") return ExportTarget::Megatron;
+    if (name == "torchtitan") return ExportTarget::Torchtitan;
+    if (name == "train-yaml") return ExportTarget::TrainYaml;
+    return std::nullopt;
+}
+
+Exported exportScenario(const ResolvedScenario& r, ExportTarget target) {
+    switch (target) {
+    case ExportTarget::Megatron: return writeMegatron(r);
+    case ExportTarget::Torchtitan: return writeTorchtitan(r);
+    case ExportTarget::TrainYaml: {
+        // HyperParallel's writer refuses (throws) what its trainer would run otherwise.
+        Exported out;
+        out.text = trainYaml(r, nullptr);
+        return out;
+    }
+    }
+    return {};
+}
+
+}  // namespace tessera::core
