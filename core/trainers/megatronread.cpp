@@ -273,7 +273,13 @@ std::optional<std::int64_t> readDevices(const Launch& launch, Builder& b, const 
     for (const char* name : {"nproc_per_node", "nproc-per-node"})
         if (l.has(name)) perNode = l.integer(name), variable = variable || !perNode;
     if (l.has("nnodes")) nodes = l.integer("nnodes"), variable = variable || !nodes;
-    if (variable) perNode.reset();
+    if (variable) {
+        perNode.reset();
+        for (const LaunchArg& arg : launch.launcher)
+            if (arg.name == "nproc_per_node" || arg.name == "nproc-per-node" || arg.name == "nnodes")
+                b.unpriced(arg.mark, arg.spelled + (arg.values.empty() ? "" : " " + arg.values.front()),
+                           "not priced: a shell variable, so the device count comes from import --devices");
+    }
     std::optional<std::int64_t> devices;
     if (perNode) {
         devices = *perNode * nodes.value_or(1);
@@ -352,7 +358,11 @@ void readStrategy(Args& a, Builder& b, std::optional<std::int64_t> devices) {
         }
     }
     if (a.has("pipeline-model-parallel-layout")) a.refuse("pipeline-model-parallel-layout", "a custom layout is not yet read; state the first and last stages' layers instead");
-    onOff("sequence_parallel", "sequence-parallel");
+    // Megatron-LM turns sequence parallelism off at tp 1 (megatron/training/arguments.py).
+    if (const auto sp = a.flag("sequence-parallel"); sp && *sp && t == 1)
+        b.unpriced(a.mark("sequence-parallel"), a.spelled("sequence-parallel"), "not priced: Megatron-LM turns sequence parallelism off at tp 1");
+    else if (sp)
+        b.set("exec.sequence_parallel", Value::boolean(*sp, a.mark("sequence-parallel")));
     count("micro_batch_size", "micro-batch-size");
     count("global_batch_size", "global-batch-size");
     count("seq_length", "seq-length");

@@ -131,6 +131,8 @@ Exported writeTorchtitan(const ResolvedScenario& r) {
         if (*e.fp8_recipe != "tensorwise") no.push_back("exec.fp8_recipe: torchtitan's float8 recipe is tensorwise, not " + *e.fp8_recipe);
         done.insert("fp8_recipe");
     }
+    if (!*e.flash_attention) no.push_back("exec.flash_attention: torchtitan's attention is SDPA's fused kernel");
+    done.insert("flash_attention");
     opt << "[optimizer]\nname = \"AdamW\"\n";
     if (*e.optimizer != "adamw") no.push_back("exec.optimizer: torchtitan's optimizer here is AdamW");
     done.insert("optimizer");
