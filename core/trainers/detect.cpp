@@ -4,6 +4,8 @@
 #include "io/seedsearch.h"
 #include "trainers/launch.h"
 #include "trainers/megatron.h"
+#include "trainers/mindformers.h"
+#include "trainers/mindspeed.h"
 #include "trainers/toml.h"
 #include "trainers/torchtitan.h"
 #include "trainyaml/trainyaml.h"
@@ -37,20 +39,6 @@ bool isTrainYaml(const Value& root) {
     return model && model->isMap() && (model->find("config_overrides") || model->find("pretrained_model_name_or_path"));
 }
 
-bool isMindFormers(const Value& root) {
-    return root.isMap() && root.find("parallel_config") && root.find("model") && root.find("model")->isMap() &&
-           root.find("model")->find("model_config");
-}
-
-// MindSpeed's model JSON: modules, each with a model_id and Megatron-style sizes.
-bool isMindSpeed(const Value& root) {
-    if (!root.isMap()) return false;
-    if (root.find("model_id") && (root.find("num_layers") || root.find("text_decoder") || root.find("image_encoder"))) return true;
-    for (const Value::Entry& e : root.entries())
-        if (e.value.isMap() && e.value.find("model_id") && e.value.find("num_layers")) return true;
-    return false;
-}
-
 // The document a YAML or JSON file holds, or nullopt when the text is neither.
 std::optional<Value> structured(std::string_view text, const std::string& name) {
     const Format format = formatForName(name);
@@ -71,8 +59,8 @@ std::optional<ConfigFormat> detectFormat(std::string_view text, const std::strin
         if (isHfConfig(*doc)) return ConfigFormat::HfConfig;
         if (isSeedSearchConfig(*doc)) return ConfigFormat::SeedSearch;
         if (isMegatronYaml(*doc)) return ConfigFormat::MegatronYaml;
-        if (isMindFormers(*doc)) return ConfigFormat::MindFormers;
-        if (isMindSpeed(*doc)) return ConfigFormat::MindSpeed;
+        if (isMindFormersConfig(*doc)) return ConfigFormat::MindFormers;
+        if (isMindSpeedConfig(*doc)) return ConfigFormat::MindSpeed;
         if (isTrainYaml(*doc)) return ConfigFormat::TrainYaml;
         if (why) *why = "a mapping whose sections (" + [&] {
             std::string keys;
@@ -129,11 +117,8 @@ Imported importConfig(std::string_view text, const std::string& name, const std:
         out.scenario = trainScenario(doc, baseDir, tc, d);
         return out;
     }
-    case ConfigFormat::MindSpeed:
-    case ConfigFormat::MindFormers:
-        d.add(top, "", "recognised as " + formatName(*format) + ", which Tessera does not read yet (reference §1.4): "
-                       "state its run as a scenario, or its model with tessera import-hf");
-        return out;
+    case ConfigFormat::MindSpeed: return readMindSpeed(parseDocument(text, name, formatForName(name)), cluster, d);
+    case ConfigFormat::MindFormers: return readMindFormers(parseDocument(text, name, formatForName(name)), cluster, d);
     }
     return out;
 }

@@ -248,6 +248,8 @@ Launch megatronYamlArgs(const Value& root, Diagnostics& d) {
                 for (const Value& item : e.value.items()) a.values.push_back(scalarText(item));
             else
                 a.values.push_back(scalarText(e.value));
+            for (const Alias& alias : kCliAliases)  // a switch stated true in the file, as its argument
+                if (a.name == alias.spelled && a.values == std::vector<std::string>{"true"}) a.name = alias.name, a.values = {std::string(alias.value)};
             if (a.name == "activation-func") {  // swiglu | squaredrelu | gelu, as the YAML loader reads it
                 const std::string f = a.values.empty() ? "" : a.values.front();
                 if (f == "swiglu" || f == "squaredrelu") a.name = f == "swiglu" ? "swiglu" : "squared-relu", a.values = {"true"};

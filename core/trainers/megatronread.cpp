@@ -137,7 +137,12 @@ void readModel(Args& a, Builder& b, std::int64_t tp) {
     if (heads) b.set("model.num_attention_heads", integerAt(*heads, a.mark("num-attention-heads")));
     for (const char* required : {"num-layers", "hidden-size", "num-attention-heads"})
         if (!a.has(required)) b.refuse(Mark{}, std::string("--") + required, "pretrain_gpt.py needs it, and the arguments do not state it");
-    const bool swiglu = a.flag("swiglu").value_or(false);
+    // --swiglu, or (a configuration's fields) a SiLU activation with a gated linear unit.
+    const auto activation = a.word("activation-func");
+    const bool glu = a.flag("gated-linear-unit").value_or(false);
+    const bool swiglu = a.flag("swiglu").value_or(false) || (activation == "silu" && glu);
+    if (activation && *activation != "silu" && *activation != "gelu")
+        a.refuse("activation-func", "'" + *activation + "' is not yet representable (silu with a gated linear unit, gelu)");
     if (a.flag("squared-relu").value_or(false)) a.refuse("squared-relu", "the squared ReLU is not yet representable (model.hidden_act)");
     const bool openaiGelu = a.flag("openai-gelu").value_or(false);
     b.assume("model.name", Value::string("Megatron-LM GPT model"), "pretrain_gpt.py names no model");
@@ -185,7 +190,7 @@ void readModel(Args& a, Builder& b, std::int64_t tp) {
     const bool table = a.flag("add-position-embedding").value_or(true);
     std::string position = posType.value_or("learned_absolute");
     if (position == "learned_absolute") position = table ? "learned" : "none";
-    else if (position == "rope" || position == "yarn") position = "rope";
+    else if (position == "rope" || position == "yarn" || position == "mrope") position = "rope";  // M-RoPE rotates alike
     else if (position != "none") a.refuse("position-embedding-type", "'" + position + "' is not yet representable (rope, learned_absolute or none)");
     state("position_embedding", "position-embedding-type", posType ? std::optional(textAt(position, a.mark("position-embedding-type"))) : std::nullopt,
           Value::string(position), table ? kDefault : "--no-position-embedding");

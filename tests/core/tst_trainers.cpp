@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "doc/emit.h"
 #include "io/scenarioio.h"
 #include "model/estimate.h"
 #include "model/parameters.h"
@@ -174,6 +175,52 @@ private slots:
         QVERIFY(estimate(r).stepSeconds > 0);
     }
 
+    // MindFormers' Llama 2 7B pre-training configuration (8 Ascend 910B, data parallel 8).
+    void mindFormersLlama2() {
+        const Back back = importText(readFile(kData + "mindformers-llama2-7b.yaml"), "pretrain_llama2_7b.yaml", "ascend-910b", 8);
+        QCOMPARE(back.imported.format, ConfigFormat::MindFormers);
+        const ExecSpec& e = back.resolved.scenario.exec;
+        QCOMPARE(*e.dp, std::int64_t{8});
+        QCOMPARE(*e.micro_batch_num, std::int64_t{8});  // gradient_accumulation_steps without a pipeline
+        QCOMPARE(*e.global_batch_size, std::int64_t{64});
+        QVERIFY(*e.optimizer_parallel);
+        QCOMPARE(*e.compute_dtype, std::string("fp16"));
+        QCOMPARE(*back.resolved.scenario.model.intermediate_size, std::int64_t{11008});  // multiple_of 256
+        QCOMPARE(countParameters(back.resolved.scenario.model).total(),
+                 countParameters(resolveModel(scenarioFromValue(parseDocument("model: llama2-7b\nexec: {}\ncluster: {}\n", "x", Format::Yaml), "x", ""))).total());
+        for (const char* key : {"optimizer.learning_rate", "context.mode", "callbacks", "recompute_config.mp_comm_recompute"})
+            QVERIFY2(unpricedNames(back.imported, key), key);
+        QVERIFY(estimate(back.resolved).stepSeconds > 0);
+    }
+
+    // MindSpeed-MM's Qwen2-VL 7B: the vision tower is refused by name; the text decoder
+    // alone (the same file without image_encoder) reads with its pipeline split.
+    void mindSpeedQwen2vl() {
+        const std::string text = readFile(kData + "mindspeed-qwen2vl-7b.json");
+        ImportCluster cluster;
+        cluster.device = Value::string("ascend-910b");
+        cluster.devices = 16;
+        Diagnostics d;
+        importConfig(text, "model_7b.json", "", cluster, d);
+        QVERIFY2(QString::fromStdString(allOf(d)).contains("image_encoder.vision_encoder: a second module with layers"), allOf(d).c_str());
+        Value doc = parseDocument(text, "model_7b.json", Format::Json);
+        doc.erase("image_encoder");
+        Diagnostics d2;
+        Imported imported = importConfig(toJson(doc).dump(2), "text_decoder.json", "", cluster, d2);
+        QVERIFY2(d2.empty(), allOf(d2).c_str());
+        QCOMPARE(imported.format, ConfigFormat::MindSpeed);
+        Value& exec = *imported.scenario.find("exec");
+        exec.set("seq_length", Value::integer(4096));  // the launch script's, not the JSON's
+        exec.set("micro_batch_size", Value::integer(1));
+        exec.set("global_batch_size", Value::integer(64));
+        const ResolvedScenario r = resolve(scenarioFromValue(imported.scenario, "text_decoder.json", ""));
+        QCOMPARE(r.partition.layers.front(), (std::vector<std::int64_t>{1, 10, 10, 7}));
+        QCOMPARE(*r.scenario.model.num_key_value_heads, std::int64_t{4});
+        QVERIFY(*r.scenario.model.attention_bias && !*r.scenario.model.mlp_bias);
+        QCOMPARE(*r.scenario.model.hidden_act, std::string("silu"));
+        QVERIFY(estimate(r).stepSeconds > 0);
+    }
+
     void refusalsByName_data() {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("expected");
@@ -243,6 +290,8 @@ private slots:
         QTest::newRow("megatron args") << QString::fromStdString(kData) + "megatron-mixtral-8x7b.sh" << int(ConfigFormat::MegatronArgs);
         QTest::newRow("megatron yaml") << QString::fromStdString(kData) + "megatron-gpt-config.yaml" << int(ConfigFormat::MegatronYaml);
         QTest::newRow("torchtitan") << QString::fromStdString(kData) + "torchtitan-llama3-8b.toml" << int(ConfigFormat::Torchtitan);
+        QTest::newRow("mindformers") << QString::fromStdString(kData) + "mindformers-llama2-7b.yaml" << int(ConfigFormat::MindFormers);
+        QTest::newRow("mindspeed") << QString::fromStdString(kData) + "mindspeed-qwen2vl-7b.json" << int(ConfigFormat::MindSpeed);
     }
     void recognisedByContent() {
         QFETCH(QString, file);
