@@ -1,4 +1,5 @@
 #include <filesystem>
+#include <set>
 
 #include "io/hfimport.h"
 #include "io/seedsearch.h"
@@ -51,6 +52,31 @@ std::optional<Value> structured(std::string_view text, const std::string& name) 
     return std::nullopt;
 }
 
+// Where every value the reader wrote into the scenario stood in the file.
+void positions(const Value& v, std::set<std::pair<int, int>>& out) {
+    if (v.mark().line) out.insert({v.mark().line, v.mark().column});
+    for (const Value& item : v.items()) positions(item, out);
+    for (const Value::Entry& e : v.entries()) positions(e.value, out);
+}
+
+// The file's values no reader carried into the scenario: what the readers Tessera
+// already had (config.json's, train.yaml's) read from a file, they keep the place of.
+void listUnused(const Value& source, const std::string& path, const std::set<std::pair<int, int>>& used,
+                const std::string& why, std::vector<Unpriced>& out) {
+    for (const Value::Entry& e : source.entries()) {
+        const std::string at = path.empty() ? e.key : path + "." + e.key;
+        if (e.value.isMap()) listUnused(e.value, at, used, why, out);
+        else if (!e.value.isNull() && e.value.mark().line && !used.contains({e.value.mark().line, e.value.mark().column}))
+            out.push_back({e.value.mark(), at, why});
+    }
+}
+
+void listUnused(const Value& source, Imported& imported, const std::string& why) {
+    std::set<std::pair<int, int>> used;
+    positions(imported.scenario, used);
+    listUnused(source, "", used, why, imported.unpriced);
+}
+
 }  // namespace
 
 std::optional<ConfigFormat> detectFormat(std::string_view text, const std::string& name, std::string* why) {
@@ -76,9 +102,13 @@ std::optional<ConfigFormat> detectFormat(std::string_view text, const std::strin
 
 Imported importConfig(std::string_view text, const std::string& name, const std::string& baseDir, const ImportCluster& cluster,
                       Diagnostics& d) {
+    const Mark top{name, 1, 1};
+    if (text.size() > kMaxFileBytes) {
+        d.add(Mark{name, 0, 0}, "", "the text is " + std::to_string(text.size()) + " bytes; the limit is " + std::to_string(kMaxFileBytes));
+        return {};
+    }
     std::string why;
     const std::optional<ConfigFormat> format = detectFormat(text, name, &why);
-    const Mark top{name, 1, 1};
     if (!format) {
         d.add(top, "", "not a configuration Tessera reads: " + why);
         return {};
@@ -102,6 +132,7 @@ Imported importConfig(std::string_view text, const std::string& name, const std:
         if (cluster.devices) c.set("devices", Value::integer(*cluster.devices));
         out.scenario.set("exec", Value::map());
         out.scenario.set("cluster", std::move(c));
+        listUnused(doc, out, "not priced: not an architecture field Tessera reads");
         return out;
     }
     case ConfigFormat::SeedSearch: {
@@ -115,6 +146,7 @@ Imported importConfig(std::string_view text, const std::string& name, const std:
         tc.device = cluster.device;
         tc.devices = cluster.devices;
         out.scenario = trainScenario(doc, baseDir, tc, d);
+        listUnused(doc, out, "not priced: not a key Tessera reads, so it changes nothing it prices");
         return out;
     }
     case ConfigFormat::MindSpeed: return readMindSpeed(parseDocument(text, name, formatForName(name)), cluster, d);

@@ -39,8 +39,8 @@ public:
         const auto w = word(name);
         if (!w) return std::nullopt;
         const auto n = wholeNumber(*w);
-        if (!n || *n < least) {
-            refuse(name, "expected a whole number of at least " + num(least) + ", got '" + *w + "'");
+        if (!n || *n < least || *n > kMaxStated) {
+            refuse(name, "expected a whole number from " + num(least) + " to " + num(kMaxStated) + ", got '" + *w + "'");
             return std::nullopt;
         }
         return n;
@@ -273,25 +273,31 @@ std::optional<std::int64_t> readDevices(const Launch& launch, Builder& b, const 
     Diagnostics& d = b.diagnostics();
     Diagnostics lenient;  // a launcher value that is a shell variable leaves the count to --devices
     Args l(launch.launcher, lenient);
-    std::optional<std::int64_t> perNode, nodes;
-    bool variable = false;
-    for (const char* name : {"nproc_per_node", "nproc-per-node"})
-        if (l.has(name)) perNode = l.integer(name), variable = variable || !perNode;
-    if (l.has("nnodes")) nodes = l.integer("nnodes"), variable = variable || !nodes;
+    std::int64_t perNode = 0, nodes = 1;
+    bool stated = false, variable = false;
+    for (const char* name : {"nproc_per_node", "nproc-per-node", "nnodes"}) {
+        if (!l.has(name)) continue;
+        const auto n = l.integer(name);
+        if (!n) variable = true;
+        else if (name[1] == 'n') nodes = *n;  // nnodes
+        else perNode = *n, stated = true;
+    }
     if (variable) {
-        perNode.reset();
         for (const LaunchArg& arg : launch.launcher)
             if (arg.name == "nproc_per_node" || arg.name == "nproc-per-node" || arg.name == "nnodes")
                 b.unpriced(arg.mark, arg.spelled + (arg.values.empty() ? "" : " " + arg.values.front()),
                            "not priced: a shell variable, so the device count comes from import --devices");
     }
     std::optional<std::int64_t> devices;
-    if (perNode) {
-        devices = *perNode * nodes.value_or(1);
-        if (cluster.devices && *cluster.devices != *devices)
-            d.add(launch.launcherMark, "--nproc_per_node", "the launcher starts " + num(*devices) + " processes, and the command line says " +
+    std::int64_t product = 0;
+    if (stated && !variable && (__builtin_mul_overflow(perNode, nodes, &product) || product > (1 << 24))) {
+        d.add(launch.launcherMark, "--nnodes", "the launcher starts more than 16,777,216 processes");
+    } else if (stated && !variable) {
+        devices = product;
+        if (cluster.devices && *cluster.devices != product)
+            d.add(launch.launcherMark, "--nproc_per_node", "the launcher starts " + num(product) + " processes, and the command line says " +
                                                           num(*cluster.devices) + " devices");
-        b.set("cluster.devices", Value::integer(*devices, launch.launcherMark));
+        b.set("cluster.devices", Value::integer(product, launch.launcherMark));
     } else if (cluster.devices) {
         devices = cluster.devices;
         b.set("cluster.devices", Value::integer(*devices));
@@ -349,7 +355,7 @@ void readStrategy(Args& a, Builder& b, std::optional<std::int64_t> devices) {
                  "an uneven first or last stage under virtual stages is not yet representable");
     } else if ((first || last) && b.get("model.num_hidden_layers")) {
         const std::int64_t layers = b.get("model.num_hidden_layers")->asInt();
-        const std::int64_t middle = p - (first ? 1 : 0) - (last ? 1 : 0);
+        const std::int64_t middle = p > layers ? -1 : p - (first ? 1 : 0) - (last ? 1 : 0);  // more stages than layers: refused
         const std::int64_t rest = layers - first.value_or(0) - last.value_or(0);
         if (middle < 0 || (middle == 0 && rest != 0) || (middle > 0 && (rest < 0 || rest % middle != 0))) {
             a.refuse(first ? "decoder-first-pipeline-num-layers" : "decoder-last-pipeline-num-layers",
@@ -394,7 +400,8 @@ void readStrategy(Args& a, Builder& b, std::optional<std::int64_t> devices) {
         }
         if (c > 1) b.assume("exec.shard_spans_cp", Value::boolean(true, shardMark), "Megatron-LM shards over the data-parallel group with context parallelism");
         if (const auto k = a.integer("num-distributed-optimizer-instances"); k && *k > 1) {
-            if (!devices || *devices % (t * p * c) != 0 || (*devices / (t * p)) % *k != 0)
+            const std::int64_t modelRanks = product({t, p, c}).value_or(0);
+            if (!devices || modelRanks == 0 || *devices % modelRanks != 0 || (*devices / (t * p)) % *k != 0)
                 a.refuse("num-distributed-optimizer-instances", "needs a device count whose dp·cp it divides");
             else
                 b.set("exec.optimizer_shard", Value::integer(*devices / (t * p) / *k, a.mark("num-distributed-optimizer-instances")));

@@ -34,7 +34,7 @@ public:
     }
     std::optional<std::int64_t> integer(const std::string& path, std::int64_t least = 1) {
         const Value* v = at(path);
-        return v ? readInteger(*v, IntRange{least}, path, m_b.diagnostics()) : std::nullopt;
+        return v ? readInteger(*v, IntRange{least, kMaxStated}, path, m_b.diagnostics()) : std::nullopt;
     }
     std::optional<bool> flag(const std::string& path) {
         const Value* v = at(path);
@@ -100,8 +100,10 @@ Imported readMindFormers(const Value& root, const ImportCluster& cluster, Diagno
     const std::int64_t pp = count("pp", "parallel_config.pipeline_stage");
     const std::int64_t cp = count("cp", "parallel_config.context_parallel");
     count("ep", "parallel_config.expert_parallel");
-    const std::int64_t devices = dp * tp * pp * cp;
-    b.set("cluster.devices", Value::integer(devices, k.mark("parallel_config")));
+    const std::int64_t devices = product({dp, tp, pp, cp}).value_or(0);
+    if (devices == 0 || devices > (1 << 24))
+        d.add(k.mark("parallel_config"), "parallel_config", "data_parallel · model_parallel · pipeline_stage · context_parallel is more than 16,777,216 devices");
+    else b.set("cluster.devices", Value::integer(devices, k.mark("parallel_config")));
     if (cluster.devices && *cluster.devices != devices)
         d.add(k.mark("parallel_config"), "parallel_config", "states " + num(devices) + " devices (data_parallel · model_parallel · "
                                                             "pipeline_stage · context_parallel), and the command line says " + num(*cluster.devices));
@@ -126,7 +128,7 @@ Imported readMindFormers(const Value& root, const ImportCluster& cluster, Diagno
     count("micro_batch_size", "runner_config.batch_size");
     const auto mbn = k.integer("parallel_config.micro_batch_num");
     const auto accumulation = k.integer("runner_config.gradient_accumulation_steps");
-    if (pp > 1 && mbn) b.set("exec.micro_batch_num", Value::integer(*mbn * accumulation.value_or(1), k.mark("parallel_config.micro_batch_num")));
+    if (pp > 1 && mbn) b.set("exec.micro_batch_num", Value::integer(product({*mbn, accumulation.value_or(1)}).value_or(kMaxStated), k.mark("parallel_config.micro_batch_num")));
     else if (pp == 1) {
         b.set("exec.micro_batch_num", Value::integer(accumulation.value_or(1), k.mark("runner_config.gradient_accumulation_steps")));
         if (mbn) b.unpriced(k.mark("parallel_config.micro_batch_num"), "parallel_config.micro_batch_num",

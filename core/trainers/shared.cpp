@@ -118,6 +118,13 @@ std::optional<double> realNumber(std::string_view text) {
 
 std::string num(std::int64_t n) { return std::to_string(n); }
 
+std::optional<std::int64_t> product(std::initializer_list<std::int64_t> factors) {
+    std::int64_t out = 1;
+    for (std::int64_t f : factors)
+        if (__builtin_mul_overflow(out, f, &out)) return std::nullopt;
+    return out;
+}
+
 bool isPresetModel(const ResolvedScenario& r, const std::string& presetId) {
     try {
         Value holder = Value::map();

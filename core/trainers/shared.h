@@ -45,6 +45,10 @@ std::vector<std::string> unexpressedExec(const ResolvedScenario& r, const std::s
 std::optional<std::int64_t> wholeNumber(std::string_view text);
 std::optional<double> realNumber(std::string_view text);
 std::string num(std::int64_t n);
+// The product, or nullopt past 2^63-1 (degrees read from a file can be any size).
+std::optional<std::int64_t> product(std::initializer_list<std::int64_t> factors);
+// The largest whole number a trainer's file may state for a size or degree.
+inline constexpr std::int64_t kMaxStated = (std::int64_t{1} << 31) - 1;
 
 // The model the scenario resolves to is this preset's (same fields, resolved alike).
 bool isPresetModel(const ResolvedScenario& r, const std::string& presetId);

@@ -50,8 +50,8 @@ public:
     std::optional<std::int64_t> integer(const std::string& section, const std::string& key, std::int64_t least) {
         const Value* v = at(section, key);
         if (!v) return std::nullopt;
-        if (v->kind() != Value::Kind::Int || v->asInt() < least) {
-            m_b.refuse(v->mark(), label(section, key), "expected a whole number of at least " + num(least) + ", got " + v->describe());
+        if (v->kind() != Value::Kind::Int || v->asInt() < least || v->asInt() > kMaxStated) {
+            m_b.refuse(v->mark(), label(section, key), "expected a whole number from " + num(least) + " to " + num(kMaxStated) + ", got " + v->describe());
             return std::nullopt;
         }
         return v->asInt();
@@ -193,19 +193,24 @@ void readStrategy(Titan& t, Builder& b, const ImportCluster& cluster) {
     else b.refuse(t.mark("", ""), "cluster.devices", "a torchtitan job configuration states no device count: give one (import --devices N)");
     // Data parallelism: replicas x shards, the shards -1 taking the ranks left.
     const std::int64_t replicas = t.integer(P, "data_parallel_replicate_degree", 1).value_or(1);
-    std::optional<std::int64_t> shards;
+    std::int64_t shards = 0;  // 0: not known (refused, or -1 without a device count)
+    const std::int64_t others = product({replicas, tp, pp, cp}).value_or(0);  // 0: past 2^63, divides nothing
     if (const Value* s = t.at(P, "data_parallel_shard_degree"); s && s->kind() == Value::Kind::Int && s->asInt() == -1) {
-        if (devices && *devices % (replicas * tp * pp * cp) == 0) shards = *devices / (replicas * tp * pp * cp);
-        else if (devices) t.refuse(P, "data_parallel_shard_degree", "-1 takes the ranks left, and " + num(*devices) + " devices do not divide by replicas·tp·pp·cp = " + num(replicas * tp * pp * cp));
+        if (devices && others > 0 && *devices % others == 0) shards = *devices / others;
+        else if (devices) t.refuse(P, "data_parallel_shard_degree", "-1 takes the ranks left, and " + num(*devices) + " devices do not divide by replicas·tp·pp·cp");
     } else {
-        shards = t.integer(P, "data_parallel_shard_degree", 1);
+        shards = t.integer(P, "data_parallel_shard_degree", 1).value_or(0);
     }
-    if (!t.at(P, "data_parallel_shard_degree") && devices && *devices % (replicas * tp * pp * cp) == 0)
-        shards = *devices / (replicas * tp * pp * cp);  // unstated: -1, torchtitan's default
+    if (!t.at(P, "data_parallel_shard_degree") && devices && others > 0 && *devices % others == 0)
+        shards = *devices / others;  // unstated: -1, torchtitan's default
+    if (shards && !product({replicas, shards, cp, tp, pp})) {
+        t.refuse(P, "data_parallel_shard_degree", "replicas·shards·tp·pp·cp is beyond 2^63-1, more ranks than any cluster has");
+        shards = 0;
+    }
     const Mark dm = t.mark(P, "data_parallel_shard_degree");
     if (shards) {
-        b.set("exec.dp", Value::integer(replicas * *shards, dm));
-        const std::int64_t ranks = *shards * cp;  // FSDP's dp_shard_cp mesh
+        b.set("exec.dp", Value::integer(replicas * shards, dm));
+        const std::int64_t ranks = shards * cp;  // FSDP's dp_shard_cp mesh
         if (ranks > 1) {
             for (const char* key : {"optimizer_parallel", "grad_shard", "grad_shard_as_params"}) b.set(std::string("exec.") + key, Value::boolean(true, dm));
             b.set("exec.optimizer_shard", Value::integer(ranks, dm));
@@ -227,8 +232,10 @@ void readStrategy(Titan& t, Builder& b, const ImportCluster& cluster) {
     const auto global = t.at(T, "global_batch_size");
     if (global && global->kind() == Value::Kind::Int && global->asInt() > 0) {
         b.set("exec.global_batch_size", Value::integer(global->asInt(), global->mark()));
-        if (pp > 1 && shards && global->asInt() != local * replicas * *shards)
-            t.refuse(T, "global_batch_size", "with a pipeline, accumulating gradients over several pipeline flushes is not yet representable: state local_batch_size · dp = " + num(local * replicas * *shards));
+        const std::optional<std::int64_t> flush = shards ? product({local, replicas, shards}) : std::nullopt;
+        if (pp > 1 && shards && (!flush || global->asInt() != *flush))
+            t.refuse(T, "global_batch_size", "with a pipeline, accumulating gradients over several pipeline flushes is not yet "
+                                             "representable: state local_batch_size · dp" + (flush ? " = " + num(*flush) : std::string()));
     } else {
         b.set("exec.micro_batch_num", Value::integer(local / std::max<std::int64_t>(micro, 1), t.mark(T, "local_batch_size")));
     }
@@ -269,10 +276,12 @@ void readStrategy(Titan& t, Builder& b, const ImportCluster& cluster) {
     std::vector<std::vector<std::int64_t>> chunks;  // [chunk][stage] layers
     bool vShape = false;
     if (layers) chunks = {{*layers}};
-    if (pp > 1 && layers && !ours.empty()) {
+    if (pp > 1 && layers && !ours.empty() && pp > *layers) t.refuse(P, "pipeline_parallel_degree", "more stages than the model's " + num(*layers) + " layers");
+    if (pp > 1 && layers && !ours.empty() && pp <= *layers) {
         std::int64_t stages = pp * (single ? 1 : 2);
         if (perStage) stages = (*layers + first + last + *perStage - 1) / *perStage;
         std::vector<std::int64_t> split;
+        if (stages > *layers + first + last) stages = 0;  // refused below: more stages than layers
         if (fqns && fqns->isList()) {
             stages = std::int64_t(fqns->items().size());
             for (const Value& part : fqns->items()) {
@@ -285,7 +294,7 @@ void readStrategy(Titan& t, Builder& b, const ImportCluster& cluster) {
             split = torchtitanSplit(*layers, stages, first, last);
         }
         const std::int64_t vpp = stages / pp;
-        if (stages % pp != 0 || (single && vpp != 1) || (!single && vpp < 2) || ((ours == "zbv" || ours == "dualpipev") && vpp != 2)) {
+        if (stages == 0 || stages % pp != 0 || (single && vpp != 1) || (!single && vpp < 2) || ((ours == "zbv" || ours == "dualpipev") && vpp != 2)) {
             t.refuse(P, fqns ? "module_fqns_per_model_part" : "pipeline_parallel_layers_per_stage",
                      num(stages) + " stages do not suit " + schedule + " over " + num(pp) + " ranks");
         } else {

@@ -268,6 +268,24 @@ private slots:
         QCOMPARE(*back.resolved.scenario.model.vocab_size, std::int64_t{32256});  // 32,001 padded to 128 · tp
     }
 
+    // The readers Tessera already had list what they leave out too: a config.json's
+    // non-architecture fields, a train.yaml's learning rate and seed.
+    void knownFormatsListWhatTheyLeave() {
+        const std::string data = TESSERA_TEST_DATA;
+        ImportCluster cluster;
+        cluster.device = Value::string("h100-sxm");
+        cluster.devices = 16;
+        Diagnostics d;
+        const Imported hf = importConfig(readFile(data + "/hf/llama3-8b.json"), "config.json", "", cluster, d);
+        QVERIFY2(d.empty(), allOf(d).c_str());
+        QVERIFY(unpricedNames(hf, "bos_token_id") && unpricedNames(hf, "rope_theta"));
+        QVERIFY(!unpricedNames(hf, "hidden_size") && !unpricedNames(hf, "num_key_value_heads"));
+        const Imported train = importConfig(readFile(data + "/train/llama3-8b-automodels.yaml"), "train.yaml", data + "/train", cluster, d);
+        QVERIFY2(d.empty(), allOf(d).c_str());
+        QVERIFY(unpricedNames(train, "training.seed") && unpricedNames(train, "training.train_iters"));
+        QVERIFY(!unpricedNames(train, "accelerator.tp_degree") && !unpricedNames(train, "training.global_batch_size"));
+    }
+
     // What a trainer cannot say is named in the file's header, not dropped.
     void unexpressedIsNamed() {
         Scenario s = presetScenario("llama3-70b-h100x64");
