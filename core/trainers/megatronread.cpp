@@ -348,6 +348,7 @@ void readStrategy(Args& a, Builder& b, std::optional<std::int64_t> devices) {
     const Mark scheduleMark = vpp ? b.get("exec.vpp")->mark() : a.mark("pipeline-model-parallel-size");
     if (vpp.value_or(1) > 1) b.assume("exec.pp_schedule", Value::string("interleaved", scheduleMark), "Megatron-LM interleaves virtual stages");
     else if (p > 1) b.assume("exec.pp_schedule", Value::string("1f1b", scheduleMark), "Megatron-LM's schedule without virtual stages");
+    const std::int64_t mtp = b.get("model.mtp_depth") ? b.get("model.mtp_depth")->asInt() : 0;
     const auto first = a.integer("decoder-first-pipeline-num-layers", 0);
     const auto last = a.integer("decoder-last-pipeline-num-layers", 0);
     if ((first || last) && vpp.value_or(1) > 1) {
@@ -363,9 +364,24 @@ void readStrategy(Args& a, Builder& b, std::optional<std::int64_t> devices) {
         } else {
             const Mark m = a.mark(first ? "decoder-first-pipeline-num-layers" : "decoder-last-pipeline-num-layers");
             Value stages = Value::list(m);
-            for (std::int64_t s = 0; s < p; ++s)
-                stages.push(Value::integer(s == 0 && first ? *first : s == p - 1 && last ? *last : (middle ? rest / middle : 0), m));
+            for (std::int64_t s = 0; s < p; ++s)  // the MTP layers come after the decoder's, on the last stage
+                stages.push(Value::integer((s == 0 && first ? *first : s == p - 1 && last ? *last : (middle ? rest / middle : 0)) +
+                                           (s == p - 1 ? mtp : 0), m));
             b.set("exec.pp_partition", std::move(stages));
+        }
+    } else if (mtp > 0 && p > 1 && b.get("model.num_hidden_layers")) {
+        // Megatron-LM splits the decoder's layers evenly and puts the MTP layers on the last stage.
+        const std::int64_t layers = b.get("model.num_hidden_layers")->asInt(), v = vpp.value_or(1);
+        const std::int64_t chunks = product({p, v}).value_or(0);
+        if (chunks > 0 && chunks <= layers && layers % chunks == 0) {
+            const Mark m = a.mark("mtp-num-layers");
+            Value grid = Value::list(m);
+            for (std::int64_t c = 0; c < v; ++c) {
+                Value row = Value::list(m);
+                for (std::int64_t s = 0; s < p; ++s) row.push(Value::integer(layers / chunks + (c == v - 1 && s == p - 1 ? mtp : 0), m));
+                grid.push(std::move(row));
+            }
+            b.set("exec.pp_partition", v == 1 ? grid.items().front() : grid);
         }
     }
     if (a.has("pipeline-model-parallel-layout")) a.refuse("pipeline-model-parallel-layout", "a custom layout is not yet read; state the first and last stages' layers instead");

@@ -116,18 +116,20 @@ Exported writeMegatron(const ResolvedScenario& r) {
     const std::string& schedule = *e.pp_schedule;
     if (!(schedule == "1f1b" && vpp == 1) && !(schedule == "interleaved" && vpp > 1))
         no.push_back("exec.pp_schedule: " + schedule + " is not one of Megatron-LM's schedules (1F1B, interleaved with virtual stages)");
-    // The layers per stage: Megatron-LM's even split, or an uneven first and last stage.
+    // The layers per stage: Megatron-LM's even split of the decoder (the MTP layers after
+    // it, on the last stage), or an uneven first and last stage.
     const auto& grid = r.partition.layers;
-    const std::int64_t even = r.totalLayers / (pp * vpp);
-    bool isEven = true;
-    for (const auto& row : grid)
-        for (std::int64_t n : row) isEven = isEven && n == even;
+    const std::int64_t mtp = m.mtp_depth.value_or(0), body = *m.num_hidden_layers;
+    bool isEven = body % (pp * vpp) == 0;
+    for (std::size_t c = 0; c < grid.size(); ++c)
+        for (std::size_t s = 0; s < grid[c].size(); ++s)
+            isEven = isEven && grid[c][s] == body / (pp * vpp) + (c + 1 == grid.size() && s + 1 == grid[c].size() ? mtp : 0);
     if (!isEven) {
         const auto& s = grid.front();
         const bool middleEven = vpp == 1 && pp > 2 && std::all_of(s.begin() + 1, s.end() - 1, [&](std::int64_t n) { return n == s[1]; });
-        if (vpp == 1 && (middleEven || pp <= 2)) {
+        if (vpp == 1 && (middleEven || pp <= 2) && s.back() >= mtp) {
             w.add("--decoder-first-pipeline-num-layers", s.front());
-            w.add("--decoder-last-pipeline-num-layers", s.back());
+            w.add("--decoder-last-pipeline-num-layers", s.back() - mtp);
         } else {
             no.push_back("exec.pp_partition: Megatron-LM states an uneven split only as its first and last stages' layers");
         }

@@ -63,7 +63,9 @@ private slots:
         QTest::addColumn<QString>("preset");
         QTest::addColumn<QString>("target");
         QTest::addColumn<QString>("change");  // what the row changes first, so the trainer can say it all
-        for (const char* id : {"llama3-70b-h100x64", "mixtral-8x7b-h100x32", "llama3-8b-a100x8"})
+        // DeepSeek-V3: MLA, 256 experts after 3 dense layers, group-limited routing, DeepEP, an MTP
+        // layer after the decoder's on the last of 16 uneven stages.
+        for (const char* id : {"llama3-70b-h100x64", "mixtral-8x7b-h100x32", "llama3-8b-a100x8", "deepseek-v3-h800x2048-1f1b"})
             QTest::newRow(qPrintable(QString("megatron ") + id)) << id << "megatron" << "";
         // GPT-2's 50,257 tokens run padded to a multiple of tp in Megatron-LM: state the padded table.
         QTest::newRow("megatron gpt3-175b-a100x1024") << "gpt3-175b-a100x1024" << "megatron" << "padded-vocab";
