@@ -466,6 +466,9 @@ void readStrategy(Args& a, Builder& b, std::optional<std::int64_t> devices) {
         a.refuse(method ? "recompute-method" : recomputed ? "recompute-num-layers" : "recompute-modules", "takes effect with --recompute-granularity only");
     // Offload.
     if (a.flag("cpu-offloading").value_or(false)) {
+        if (p > 1 || granularity)
+            a.refuse("cpu-offloading", "Megatron-LM offloads activations only without pipeline parallelism and without recompute "
+                                       "(megatron/core/transformer/transformer_config.py), so this run does not start");
         if (!a.flag("cpu-offloading-activations").value_or(true) || a.flag("cpu-offloading-weights").value_or(false))
             a.refuse("cpu-offloading-weights", "offloading weights is not yet representable (activations are)");
         b.set("exec.activation_offload", Value::integer(a.integer("cpu-offloading-num-layers", 0).value_or(0), a.mark("cpu-offloading")));

@@ -191,7 +191,10 @@ Exported writeMegatron(const ResolvedScenario& r) {
     }
     done.insert({"recompute", "full_recompute", "selective_recompute", "selective_rule"});
     // Offload.
-    if (const auto* k = std::get_if<std::int64_t>(&e.activation_offload->value); k && *k > 0) {
+    const bool recomputes = plan.mode != "off" || !plan.layers.empty();
+    if (const auto* k = std::get_if<std::int64_t>(&e.activation_offload->value); k && *k > 0 && (pp > 1 || recomputes)) {
+        no.push_back("exec.activation_offload: Megatron-LM offloads activations only without pipeline parallelism and without recompute");
+    } else if (k && *k > 0) {
         w.add("--cpu-offloading");
         w.add("--cpu-offloading-num-layers", *k);
     } else if (!k) {
@@ -230,7 +233,10 @@ Exported writeMegatron(const ResolvedScenario& r) {
     done.insert({"param_bytes", "compute_bytes", "norm_bytes", "grad_bytes", "softmax_bytes", "main_param_bytes", "optimizer_state_bytes", "optimizer_states"});
     // Overlap, kernels, experts.
     if (*e.overlapped_grad_reduce) w.add("--overlap-grad-reduce");
-    if (*e.overlap_param_gather && *e.optimizer_parallel && !*e.grad_shard_as_params) w.add("--overlap-param-gather");
+    if (*e.overlap_param_gather && *e.optimizer_parallel && !*e.grad_shard_as_params) {
+        if (*e.overlapped_grad_reduce) w.add("--overlap-param-gather");
+        else no.push_back("exec.overlap_param_gather: Megatron-LM overlaps the parameter gather only with --overlap-grad-reduce");
+    }
     if (*e.tp_comm_overlap) w.add("--tp-comm-overlap");
     if (e.overlap_p2p_comm && !*e.overlap_p2p_comm && schedule == "interleaved") w.add("--no-overlap-p2p-communication");
     else if (e.overlap_p2p_comm && *e.overlap_p2p_comm && schedule != "interleaved")

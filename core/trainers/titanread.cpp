@@ -182,7 +182,14 @@ void readStrategy(Titan& t, Builder& b, const ImportCluster& cluster) {
     if (ep > 1) statedExpertTp(etp.value_or(1), t.mark(P, "expert_tensor_parallel_degree"), tp, Titan::label(P, "expert_tensor_parallel_degree"), b.diagnostics());
     (void)moe;
     if (const auto lp = t.flag(P, "disable_loss_parallel")) b.set("exec.loss_parallel", Value::boolean(!*lp, t.mark(P, "disable_loss_parallel")));
-    if (const auto async = t.flag(P, "enable_async_tensor_parallel")) b.set("exec.tp_comm_overlap", Value::boolean(*async, t.mark(P, "enable_async_tensor_parallel")));
+    // Async TP runs only under torch.compile (job_config.py): without [compile] enable it changes nothing.
+    const bool compiled = t.flag("compile", "enable").value_or(false);
+    if (const auto async = t.flag(P, "enable_async_tensor_parallel")) {
+        if (*async && !compiled)
+            b.unpriced(t.mark(P, "enable_async_tensor_parallel"), Titan::label(P, "enable_async_tensor_parallel"),
+                       "not priced: torchtitan's async tensor parallelism takes effect under [compile] enable only");
+        else b.set("exec.tp_comm_overlap", Value::boolean(*async, t.mark(P, "enable_async_tensor_parallel")));
+    }
     if (const auto backend = t.text(P, "expert_parallel_comm_backend")) {
         if (*backend != "standard" && *backend != "deepep") t.refuse(P, "expert_parallel_comm_backend", "expected standard or deepep, got '" + *backend + "'");
         else b.set("exec.moe_enable_deepep", Value::boolean(*backend == "deepep", t.mark(P, "expert_parallel_comm_backend")));

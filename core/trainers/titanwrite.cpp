@@ -66,7 +66,7 @@ Exported writeTorchtitan(const ResolvedScenario& r) {
     par << "tensor_parallel_degree = " << tp << "\n";
     if (tp > 1 && !*e.sequence_parallel) no.push_back("exec.sequence_parallel: torchtitan's tensor parallelism always shards the norms over the sequence");
     if (!*e.loss_parallel) par << "disable_loss_parallel = true\n";
-    if (*e.tp_comm_overlap) par << "enable_async_tensor_parallel = true\n";
+    if (*e.tp_comm_overlap) par << "enable_async_tensor_parallel = true\n";  // under [compile], written below
     done.insert({"tp", "sequence_parallel", "loss_parallel", "tp_comm_overlap"});
     // The pipeline, its schedule and every virtual stage's modules.
     par << "pipeline_parallel_degree = " << pp << "\n";
@@ -148,6 +148,7 @@ Exported writeTorchtitan(const ResolvedScenario& r) {
     }
     text += "\n" + model.str() + "\n" + opt.str() + "\n" + training.str() + "\n" + par.str() + "\n" + ac.str();
     if (!quant.str().empty()) text += "\n" + quant.str();
+    if (*e.tp_comm_overlap) text += "\n[compile]\nenable = true\ncomponents = [\"model\", \"loss\"]\n";
     return {text, no};
 }
 

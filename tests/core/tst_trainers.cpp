@@ -72,6 +72,8 @@ private slots:
         QTest::newRow("megatron full block recompute, fp8") << "llama3-70b-h100x64" << "megatron" << "block-fp8";
         QTest::newRow("torchtitan llama3-8b fsdp") << "llama3-8b-a100x8" << "torchtitan" << "fsdp";
         QTest::newRow("torchtitan llama3-70b fsdp pp") << "llama3-70b-h100x64" << "torchtitan" << "fsdp";
+        QTest::newRow("torchtitan llama3-8b async tp") << "llama3-8b-a100x8" << "torchtitan" << "fsdp-async";
+        QTest::newRow("megatron llama3-8b offload") << "llama3-8b-a100x8" << "megatron" << "offload";
         QTest::newRow("train-yaml llama3-70b") << "llama3-70b-h100x64" << "train-yaml" << "fsdp";
     }
     void roundTrip() {
@@ -79,7 +81,13 @@ private slots:
         QFETCH(QString, target);
         QFETCH(QString, change);
         Scenario s = presetScenario(preset.toStdString());
-        if (change == "fsdp") {  // torchtitan and AutoModels shard with FSDP only
+        if (change == "offload") {  // Megatron-LM offloads without recompute only
+            s.exec.recompute = std::vector<RecomputeRange>{{0, std::nullopt, "none", {}}};
+            s.exec.activation_offload = StageCounts{std::int64_t{4}};
+            s.exec.optimizer_offload = 0.5;
+        }
+        if (change == "fsdp-async") s.exec.tp_comm_overlap = true;
+        if (change == "fsdp" || change == "fsdp-async") {  // torchtitan and AutoModels shard with FSDP only
             s.exec.optimizer_parallel = true;
             s.exec.grad_shard_as_params = true;
             s.exec.optimizer_shard.reset();
@@ -235,6 +243,8 @@ private slots:
                                         << "--recompute-method: uniform groups of 2 layers are not yet representable";
         QTest::newRow("shell variable") << base + "--tensor-model-parallel-size $TP"
                                         << "--tensor-model-parallel-size: '$TP' is a shell variable";
+        QTest::newRow("offload under a pipeline") << base + "--pipeline-model-parallel-size 2 --cpu-offloading --cpu-offloading-num-layers 2"
+                                                  << "--cpu-offloading: Megatron-LM offloads activations only without pipeline parallelism";
         QTest::newRow("allgather over ep") << base + "--num-experts 4 --expert-model-parallel-size 2"
                                            << "the allgather dispatcher (Megatron-LM's default) is not priced";
         QTest::newRow("stray word") << "export " + base << "exported:1:1: expected an argument such as --num-layers, got 'export'";
