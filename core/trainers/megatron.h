@@ -8,6 +8,8 @@
 //   --num-virtual-stages-per-pipeline-rank V (or --num-layers-per-virtual-pipeline-stage)
 //                                                           exec.vpp, pp_schedule interleaved
 //   --decoder-first/last-pipeline-num-layers               exec.pp_partition (one chunk a stage)
+//   --pipeline-model-parallel-layout "Et*3|t*4|...|t*2mL" exec.pp_partition and vpp, any split
+//                                                           (trainers/layout.h)
 //   --expert-tensor-parallel-size                          exec.etp: only tp itself (trainers/shared.h)
 //   --use-distributed-optimizer [--num-distributed-optimizer-instances K]
 //                                                           optimizer_parallel (ZeRO-1), shard dp·cp/K

@@ -2,271 +2,13 @@
 #include <map>
 #include <set>
 
+#include "trainers/layout.h"
 #include "trainers/megatron.h"
+#include "trainers/megatronargs.h"
 
 namespace tessera::core::trainers {
 
 namespace {
-
-// The arguments by name, each read once; what no reader took is listed as not priced.
-class Args {
-public:
-    Args(const std::vector<LaunchArg>& args, Diagnostics& d) : m_d(d) {
-        for (const LaunchArg& a : args) m_by[a.name].push_back(&a);
-    }
-    const LaunchArg* take(const std::string& name) {
-        m_taken.insert(name);
-        const auto it = m_by.find(name);
-        return it == m_by.end() ? nullptr : it->second.back();  // argparse: the last one wins
-    }
-    bool has(const std::string& name) const { return m_by.contains(name); }
-
-    std::optional<std::string> word(const std::string& name) {
-        const LaunchArg* a = take(name);
-        if (!a) return std::nullopt;
-        if (a->values.size() != 1) {
-            m_d.add(a->mark, a->spelled, a->values.empty() ? "needs a value" : "expected one value, got " + num(std::int64_t(a->values.size())));
-            return std::nullopt;
-        }
-        if (a->values.front().find('$') != std::string::npos) {
-            m_d.add(a->mark, a->spelled, "'" + a->values.front() + "' is a shell variable: Tessera reads the arguments as "
-                                         "launched, so give its value");
-            return std::nullopt;
-        }
-        return a->values.front();
-    }
-    std::optional<std::int64_t> integer(const std::string& name, std::int64_t least = 1) {
-        const auto w = word(name);
-        if (!w) return std::nullopt;
-        const auto n = wholeNumber(*w);
-        if (!n || *n < least || *n > kMaxStated) {
-            refuse(name, "expected a whole number from " + num(least) + " to " + num(kMaxStated) + ", got '" + *w + "'");
-            return std::nullopt;
-        }
-        return n;
-    }
-    std::optional<double> real(const std::string& name) {
-        const auto w = word(name);
-        if (!w) return std::nullopt;
-        const auto x = realNumber(*w);
-        if (!x || *x < 0) refuse(name, "expected a number of at least 0, got '" + *w + "'");
-        return x && *x >= 0 ? x : std::nullopt;
-    }
-    // A store_true flag: absent, given (true), or stated true/false (the YAML's, or an alias's).
-    std::optional<bool> flag(const std::string& name) {
-        const LaunchArg* a = take(name);
-        if (!a) return std::nullopt;
-        if (a->values.empty()) return true;
-        const std::string& v = a->values.front();
-        if (a->values.size() == 1 && (v == "true" || v == "True")) return true;
-        if (a->values.size() == 1 && (v == "false" || v == "False")) return false;
-        m_d.add(a->mark, a->spelled, "is a switch and takes no value, got '" + v + "'");
-        return std::nullopt;
-    }
-    std::vector<std::string> list(const std::string& name) {
-        const LaunchArg* a = take(name);
-        return a ? a->values : std::vector<std::string>{};
-    }
-    const Mark& mark(const std::string& name) const {
-        static const Mark none;
-        const auto it = m_by.find(name);
-        return it == m_by.end() ? none : it->second.back()->mark;
-    }
-    const std::string& spelled(const std::string& name) const {
-        const auto it = m_by.find(name);
-        static const std::string none;
-        return it == m_by.end() ? none : it->second.back()->spelled;
-    }
-    void refuse(const std::string& name, const std::string& message) { m_d.add(mark(name), spelled(name).empty() ? "--" + name : spelled(name), message); }
-    // Every argument no reader took, and every earlier copy of one given twice.
-    void listUnread(Builder& b, const std::string& program) {
-        for (const auto& [name, all] : m_by)
-            for (const LaunchArg* a : all) {
-                std::string text = a->spelled;
-                for (const std::string& v : a->values) text += " " + v;
-                if (m_taken.contains(name) && a != all.back())
-                    b.unpriced(a->mark, text, "given again later; " + program + " takes the last one");
-                else if (!m_taken.contains(name))
-                    b.unpriced(a->mark, text, whyNotPriced(name));
-            }
-    }
-
-private:
-    static std::string whyNotPriced(const std::string& name) {
-        static const std::pair<const char*, const char*> kKinds[] = {
-            {"lr", "the learning-rate schedule"},       {"min-lr", "the learning-rate schedule"},
-            {"weight-decay", "an optimizer hyper-parameter"}, {"adam-", "an optimizer hyper-parameter"},
-            {"train-", "the length of the run"},        {"exit-", "the length of the run"},
-            {"data-", "the data"},                      {"split", "the data"},
-            {"tokenizer-", "the tokenizer"},            {"vocab-file", "the tokenizer"},
-            {"merge-file", "the tokenizer"},            {"save", "checkpointing"},
-            {"load", "checkpointing"},                  {"no-load-", "checkpointing"},
-            {"no-save-", "checkpointing"},              {"log-", "logging"},
-            {"tensorboard-", "logging"},                {"wandb-", "logging"},
-            {"eval-", "evaluation"},                    {"init-method", "initialisation"},
-            {"seed", "initialisation"},                 {"rotary-", "the positions' numerics (no size or time)"},
-            {"norm-epsilon", "the norm's numerics (no size or time)"},
-        };
-        for (const auto& [prefix, kind] : kKinds)
-            if (name.starts_with(prefix)) return std::string("not priced: ") + kind + " changes no memory or step time Tessera models";
-        return "not priced: not an argument Tessera reads, so it changes nothing it prices";
-    }
-
-    std::map<std::string, std::vector<const LaunchArg*>> m_by;
-    std::set<std::string> m_taken;
-    Diagnostics& m_d;
-};
-
-Value integerAt(std::int64_t n, const Mark& m) { return Value::integer(n, m); }
-Value flagAt(bool b, const Mark& m) { return Value::boolean(b, m); }
-Value textAt(std::string s, const Mark& m) { return Value::string(std::move(s), m); }
-
-// The model pretrain_gpt.py builds, every architecture field stated: Megatron-LM's
-// defaults are not any family's.
-void readModel(Args& a, Builder& b, std::int64_t tp) {
-    const std::string kDefault = "Megatron-LM's default";
-    auto state = [&](const char* key, const std::string& arg, std::optional<Value> v, Value fallback, const std::string& why) {
-        if (v) b.set(std::string("model.") + key, std::move(*v));
-        else b.assume(std::string("model.") + key, std::move(fallback), why + " (" + (arg.empty() ? "" : "--" + arg + " unstated") + ")");
-    };
-    const auto layers = a.integer("num-layers");
-    const auto hidden = a.integer("hidden-size");
-    const auto heads = a.integer("num-attention-heads");
-    if (layers) b.set("model.num_hidden_layers", integerAt(*layers, a.mark("num-layers")));
-    if (hidden) b.set("model.hidden_size", integerAt(*hidden, a.mark("hidden-size")));
-    if (heads) b.set("model.num_attention_heads", integerAt(*heads, a.mark("num-attention-heads")));
-    for (const char* required : {"num-layers", "hidden-size", "num-attention-heads"})
-        if (!a.has(required)) b.refuse(Mark{}, std::string("--") + required, "pretrain_gpt.py needs it, and the arguments do not state it");
-    // --swiglu, or (a configuration's fields) a SiLU activation with a gated linear unit.
-    const auto activation = a.word("activation-func");
-    const bool glu = a.flag("gated-linear-unit").value_or(false);
-    const bool swiglu = a.flag("swiglu").value_or(false) || (activation == "silu" && glu);
-    if (activation && *activation != "silu" && *activation != "gelu")
-        a.refuse("activation-func", "'" + *activation + "' is not yet representable (silu with a gated linear unit, gelu)");
-    if (a.flag("squared-relu").value_or(false)) a.refuse("squared-relu", "the squared ReLU is not yet representable (model.hidden_act)");
-    const bool openaiGelu = a.flag("openai-gelu").value_or(false);
-    b.assume("model.name", Value::string("Megatron-LM GPT model"), "pretrain_gpt.py names no model");
-    const auto ffn = a.integer("ffn-hidden-size");
-    if (ffn) b.set("model.intermediate_size", integerAt(*ffn, a.mark("ffn-hidden-size")));
-    else if (hidden)
-        b.assume("model.intermediate_size", Value::integer(swiglu ? (4 * *hidden * 2 / 3) / 64 * 64 : 4 * *hidden),
-                 kDefault + ": " + (swiglu ? "int(4h·2/3 / 64)·64 under --swiglu" : "4h"));
-    const bool gqa = a.flag("group-query-attention").value_or(false);
-    const auto groups = a.integer("num-query-groups");
-    if (gqa && groups) b.set("model.num_key_value_heads", integerAt(*groups, a.mark("num-query-groups")));
-    else if (heads) b.assume("model.num_key_value_heads", Value::integer(*heads), kDefault + ": one key/value head per query head without --group-query-attention");
-    if (!gqa && groups) a.refuse("num-query-groups", "takes effect with --group-query-attention only; state it, or leave this out");
-    if (const auto kv = a.integer("kv-channels")) b.set("model.head_dim", integerAt(*kv, a.mark("kv-channels")));
-    // The vocabulary: the tokenizer's, padded to a multiple of make-vocab-size-divisible-by · tp.
-    const std::int64_t multiple = a.integer("make-vocab-size-divisible-by").value_or(128) * tp;
-    const auto tokenizer = a.word("tokenizer-type");
-    const auto stated = a.integer("vocab-size");
-    std::optional<std::int64_t> vocab;
-    std::string from;
-    if (tokenizer == "NullTokenizer" && stated) vocab = *stated + 1, from = "--vocab-size + 1 (NullTokenizer's end-of-document token)";
-    else if (tokenizer == "Llama2Tokenizer") vocab = 32000, from = "Llama2Tokenizer's 32,000 tokens";
-    else if (stated) vocab = *stated, from = "--vocab-size";
-    if (vocab) {
-        const std::int64_t padded = (*vocab + multiple - 1) / multiple * multiple;
-        b.assume("model.vocab_size", Value::integer(padded, a.mark(stated ? "vocab-size" : "tokenizer-type")),
-                 from + ", padded to a multiple of " + num(multiple) + " (make-vocab-size-divisible-by · tp)");
-    } else {
-        // Not refused here: a --set model.vocab_size=N given with the import completes it.
-        b.unpriced(a.mark("tokenizer-type"), "--tokenizer-type" + (tokenizer ? " " + *tokenizer : std::string()),
-                   "Megatron-LM takes the vocabulary from this tokenizer, which Tessera does not load: give the padded "
-                   "size with --set model.vocab_size=N (or --vocab-size with --tokenizer-type NullTokenizer)");
-    }
-    const auto seq = a.integer("seq-length");
-    if (const auto pos = a.integer("max-position-embeddings")) b.set("model.max_position_embeddings", integerAt(*pos, a.mark("max-position-embeddings")));
-    else if (seq) b.assume("model.max_position_embeddings", Value::integer(*seq), "--seq-length (Megatron-LM requires at least that many)");
-    state("hidden_act", "swiglu", std::nullopt, Value::string(swiglu ? "silu" : openaiGelu ? "gelu_new" : "gelu"),
-          swiglu ? "--swiglu" : kDefault + " GeLU");
-    state("gated_mlp", "swiglu", std::nullopt, Value::boolean(swiglu), swiglu ? "--swiglu" : kDefault + ": two matrices");
-    const auto norm = a.word("normalization");
-    if (norm && *norm != "LayerNorm" && *norm != "RMSNorm") a.refuse("normalization", "expected LayerNorm or RMSNorm, got '" + *norm + "'");
-    state("norm", "normalization", norm ? std::optional(textAt(*norm == "RMSNorm" ? "rmsnorm" : "layernorm", a.mark("normalization"))) : std::nullopt,
-          Value::string("layernorm"), kDefault);
-    const auto posType = a.word("position-embedding-type");
-    const bool table = a.flag("add-position-embedding").value_or(true);
-    std::string position = posType.value_or("learned_absolute");
-    if (position == "learned_absolute") position = table ? "learned" : "none";
-    else if (position == "rope" || position == "yarn" || position == "mrope") position = "rope";  // M-RoPE rotates alike
-    else if (position != "none") a.refuse("position-embedding-type", "'" + position + "' is not yet representable (rope, learned_absolute or none)");
-    state("position_embedding", "position-embedding-type", posType ? std::optional(textAt(position, a.mark("position-embedding-type"))) : std::nullopt,
-          Value::string(position), table ? kDefault : "--no-position-embedding");
-    const auto bias = a.flag("add-bias-linear");
-    const bool qkvBias = a.flag("add-qkv-bias").value_or(false);
-    const bool withBias = bias.value_or(true);
-    state("attention_bias", "", bias ? std::optional(flagAt(withBias || qkvBias, a.mark("add-bias-linear"))) : std::nullopt,
-          Value::boolean(withBias || qkvBias), qkvBias ? "--add-qkv-bias" : kDefault + ": biases on every linear layer");
-    state("attention_out_bias", "", bias ? std::optional(flagAt(withBias, a.mark("add-bias-linear"))) : std::nullopt,
-          Value::boolean(withBias), kDefault + ": biases on every linear layer");
-    state("mlp_bias", "", bias ? std::optional(flagAt(withBias, a.mark("add-bias-linear"))) : std::nullopt,
-          Value::boolean(withBias), kDefault + ": biases on every linear layer");
-    const auto untie = a.flag("untie-embeddings-and-output-weights");
-    state("tie_word_embeddings", "untie-embeddings-and-output-weights",
-          untie ? std::optional(flagAt(!*untie, a.mark("untie-embeddings-and-output-weights"))) : std::nullopt,
-          Value::boolean(true), kDefault + ": the output layer shares the embedding");
-    for (auto [key, arg] : {std::pair{"attention_dropout", "attention-dropout"}, {"hidden_dropout", "hidden-dropout"}}) {
-        const auto p = a.real(arg);
-        state(key, arg, p ? std::optional(Value::number(*p, a.mark(arg))) : std::nullopt, Value::number(0.1), kDefault);
-    }
-    const auto qkNorm = a.flag("qk-layernorm");
-    state("qk_norm", "qk-layernorm", qkNorm ? std::optional(flagAt(*qkNorm, a.mark("qk-layernorm"))) : std::nullopt,
-          Value::boolean(false), kDefault);
-    // Mixture of experts: every layer, unless --moe-layer-freq says otherwise.
-    const auto experts = a.integer("num-experts");
-    const bool mla = a.flag("multi-latent-attention").value_or(false);
-    b.assume("model.arch", Value::string(mla ? "deepseek" : experts ? "mixtral" : qkNorm.value_or(false) ? "qwen3" : swiglu ? "llama" : "gpt"),
-             "the family nearest the arguments; every field the cost model reads is stated");
-    if (experts) {
-        b.set("model.num_experts", integerAt(*experts, a.mark("num-experts")));
-        const auto topk = a.integer("moe-router-topk");
-        state("num_experts_per_tok", "moe-router-topk", topk ? std::optional(integerAt(*topk, a.mark("moe-router-topk"))) : std::nullopt,
-              Value::integer(2), kDefault);
-        if (const auto w = a.integer("moe-ffn-hidden-size")) b.set("model.moe_intermediate_size", integerAt(*w, a.mark("moe-ffn-hidden-size")));
-        else if (const Value* f = b.get("model.intermediate_size")) b.assume("model.moe_intermediate_size", Value::integer(f->asInt()), kDefault + ": --ffn-hidden-size");
-        if (const auto s = a.integer("moe-shared-expert-intermediate-size")) {
-            b.set("model.num_shared_experts", integerAt(1, a.mark("moe-shared-expert-intermediate-size")));
-            b.set("model.shared_expert_intermediate_size", integerAt(*s, a.mark("moe-shared-expert-intermediate-size")));
-        } else {
-            b.assume("model.num_shared_experts", Value::integer(0), kDefault + ": no shared expert");
-        }
-        std::int64_t dense = 0, every = 1;
-        if (const auto freq = a.word("moe-layer-freq")) {
-            // An integer (every n-th layer) or the pattern "([0]*k+[1]*n)" (k dense layers first).
-            std::string f = *freq;
-            f.erase(std::remove(f.begin(), f.end(), ' '), f.end());
-            if (const auto n = wholeNumber(f); n && *n >= 1) every = *n;
-            else if (f.starts_with("([0]*") && f.find("+[1]*") != std::string::npos && f.ends_with(")"))
-                dense = wholeNumber(f.substr(5, f.find("+[1]*") - 5)).value_or(-1);
-            else dense = -1;
-            if (dense < 0) a.refuse("moe-layer-freq", "'" + *freq + "' is not yet representable: an integer, or ([0]*k+[1]*n) with the dense layers first");
-        }
-        b.assume("model.first_k_dense_replace", integerAt(std::max<std::int64_t>(dense, 0), a.mark("moe-layer-freq")), "--moe-layer-freq (default: every layer MoE)");
-        b.assume("model.moe_layer_freq", integerAt(every, a.mark("moe-layer-freq")), "--moe-layer-freq (default: every layer MoE)");
-        if (const auto g = a.integer("moe-router-num-groups")) b.set("model.n_group", integerAt(*g, a.mark("moe-router-num-groups")));
-        if (const auto g = a.integer("moe-router-group-topk")) b.set("model.topk_group", integerAt(*g, a.mark("moe-router-group-topk")));
-        const auto bias = a.flag("moe-router-enable-expert-bias");
-        state("router_bias", "moe-router-enable-expert-bias", bias ? std::optional(flagAt(*bias, a.mark("moe-router-enable-expert-bias"))) : std::nullopt,
-              Value::boolean(false), kDefault);
-        b.assume("model.shared_expert_gate", Value::boolean(false), "pretrain_gpt.py's shared experts have no gate");
-    }
-    if (mla) {
-        auto mlaField = [&](const char* key, const char* arg, std::int64_t fallback, std::int64_t least = 1) {
-            const auto v = a.integer(arg, least);
-            state(key, arg, v ? std::optional(integerAt(*v, a.mark(arg))) : std::nullopt, Value::integer(fallback), kDefault);
-        };
-        mlaField("q_lora_rank", "q-lora-rank", 0, 0);
-        mlaField("kv_lora_rank", "kv-lora-rank", 32);
-        mlaField("qk_nope_head_dim", "qk-head-dim", 128);
-        mlaField("qk_rope_head_dim", "qk-pos-emb-head-dim", 64);
-        mlaField("v_head_dim", "v-head-dim", 128);
-    }
-    if (const auto mtp = a.integer("mtp-num-layers", 0)) b.set("model.mtp_depth", integerAt(*mtp, a.mark("mtp-num-layers")));
-    else b.assume("model.mtp_depth", Value::integer(0), kDefault + ": no multi-token prediction");
-}
-
 
 // The devices: the launcher's nproc_per_node x nnodes, or the command line's.
 std::optional<std::int64_t> readDevices(const Launch& launch, Builder& b, const ImportCluster& cluster) {
@@ -345,13 +87,39 @@ void readStrategy(Args& a, Builder& b, std::optional<std::int64_t> devices) {
                                                               num(p) + " stages of chunks of " + num(*per));
         }
     }
+    // A custom layout states every virtual stage's layers, and so the virtual stages.
+    const std::int64_t mtp = b.get("model.mtp_depth") ? b.get("model.mtp_depth")->asInt() : 0;
+    bool laidOut = false;
+    if (const auto layout = a.word("pipeline-model-parallel-layout"); layout && b.get("model.num_hidden_layers")) {
+        const auto parsed = parseLayout(*layout, p, b.get("model.num_hidden_layers")->asInt(), mtp);
+        const Mark m = a.mark("pipeline-model-parallel-layout");
+        if (const auto* why = std::get_if<std::string>(&parsed)) {
+            a.refuse("pipeline-model-parallel-layout", *why);
+        } else if (const StageGrid& grid = std::get<StageGrid>(parsed); vpp && *vpp != std::int64_t(grid.size())) {
+            a.refuse("pipeline-model-parallel-layout", "lays out " + num(std::int64_t(grid.size())) + " virtual stages per rank, and the "
+                                                       "virtual-stage argument says " + num(*vpp));
+        } else {
+            laidOut = true;
+            vpp = std::int64_t(grid.size());
+            b.set("exec.vpp", Value::integer(*vpp, m));
+            Value rows = Value::list(m);
+            for (const auto& chunk : grid) {
+                Value row = Value::list(m);
+                for (std::int64_t n : chunk) row.push(Value::integer(n, m));
+                rows.push(std::move(row));
+            }
+            b.set("exec.pp_partition", grid.size() == 1 ? rows.items().front() : rows);
+        }
+    }
     const Mark scheduleMark = vpp ? b.get("exec.vpp")->mark() : a.mark("pipeline-model-parallel-size");
     if (vpp.value_or(1) > 1) b.assume("exec.pp_schedule", Value::string("interleaved", scheduleMark), "Megatron-LM interleaves virtual stages");
     else if (p > 1) b.assume("exec.pp_schedule", Value::string("1f1b", scheduleMark), "Megatron-LM's schedule without virtual stages");
-    const std::int64_t mtp = b.get("model.mtp_depth") ? b.get("model.mtp_depth")->asInt() : 0;
     const auto first = a.integer("decoder-first-pipeline-num-layers", 0);
     const auto last = a.integer("decoder-last-pipeline-num-layers", 0);
-    if ((first || last) && vpp.value_or(1) > 1) {
+    if ((first || last) && laidOut) {
+        a.refuse(first ? "decoder-first-pipeline-num-layers" : "decoder-last-pipeline-num-layers",
+                 "Megatron-LM takes either a layout or the first and last stages' layers, not both");
+    } else if ((first || last) && vpp.value_or(1) > 1) {
         a.refuse(first ? "decoder-first-pipeline-num-layers" : "decoder-last-pipeline-num-layers",
                  "an uneven first or last stage under virtual stages is not yet representable");
     } else if ((first || last) && b.get("model.num_hidden_layers")) {
@@ -369,7 +137,7 @@ void readStrategy(Args& a, Builder& b, std::optional<std::int64_t> devices) {
                                            (s == p - 1 ? mtp : 0), m));
             b.set("exec.pp_partition", std::move(stages));
         }
-    } else if (mtp > 0 && p > 1 && b.get("model.num_hidden_layers")) {
+    } else if (!laidOut && mtp > 0 && p > 1 && b.get("model.num_hidden_layers")) {
         // Megatron-LM splits the decoder's layers evenly and puts the MTP layers on the last stage.
         const std::int64_t layers = b.get("model.num_hidden_layers")->asInt(), v = vpp.value_or(1);
         const std::int64_t chunks = product({p, v}).value_or(0);
@@ -384,7 +152,6 @@ void readStrategy(Args& a, Builder& b, std::optional<std::int64_t> devices) {
             b.set("exec.pp_partition", v == 1 ? grid.items().front() : grid);
         }
     }
-    if (a.has("pipeline-model-parallel-layout")) a.refuse("pipeline-model-parallel-layout", "a custom layout is not yet read; state the first and last stages' layers instead");
     // Megatron-LM turns sequence parallelism off at tp 1 (megatron/training/arguments.py).
     if (const auto sp = a.flag("sequence-parallel"); sp && *sp && t == 1)
         b.unpriced(a.mark("sequence-parallel"), a.spelled("sequence-parallel"), "not priced: Megatron-LM turns sequence parallelism off at tp 1");
@@ -560,7 +327,7 @@ Imported readMegatron(const Launch& launch, ConfigFormat format, const Mark& roo
     std::int64_t tp = 1;  // for the vocabulary's padding; read (and refused) with the strategy
     for (const LaunchArg& arg : launch.args)
         if (arg.name == "tensor-model-parallel-size" && arg.values.size() == 1) tp = std::max<std::int64_t>(1, wholeNumber(arg.values.front()).value_or(1));
-    readModel(a, b, tp);
+    readMegatronModel(a, b, tp);
     readStrategy(a, b, devices);
     a.listUnread(b, "pretrain_gpt.py");
     if (!cluster.device) d.add(root, "cluster.device", "Megatron-LM's arguments do not name the device: give a device preset "

@@ -4,6 +4,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "trainers/layout.h"
 #include "trainers/megatron.h"
 #include "trainyaml/trainyaml.h"
 
@@ -107,7 +108,6 @@ Exported writeMegatron(const ResolvedScenario& r) {
     const std::int64_t tp = *e.tp, pp = *e.pp, cp = *e.cp, vpp = *e.vpp;
     w.add("--tensor-model-parallel-size", tp);
     w.add("--pipeline-model-parallel-size", pp);
-    if (vpp > 1) w.add("--num-virtual-stages-per-pipeline-rank", vpp);
     w.add("--context-parallel-size", cp);
     const bool moe = m.num_experts.value_or(1) > 1;
     if (moe) w.add("--expert-model-parallel-size", *e.ep);
@@ -131,9 +131,10 @@ Exported writeMegatron(const ResolvedScenario& r) {
             w.add("--decoder-first-pipeline-num-layers", s.front());
             w.add("--decoder-last-pipeline-num-layers", s.back() - mtp);
         } else {
-            no.push_back("exec.pp_partition: Megatron-LM states an uneven split only as its first and last stages' layers");
+            w.add("--pipeline-model-parallel-layout", "\"" + layoutText(grid, mtp) + "\"");  // it states the virtual stages too
         }
     }
+    if (vpp > 1 && isEven) w.add("--num-virtual-stages-per-pipeline-rank", vpp);
     if (*e.sequence_parallel) w.add("--sequence-parallel");
     done.insert("sequence_parallel");
     w.add("--micro-batch-size", *e.micro_batch_size);

@@ -69,6 +69,7 @@ private slots:
             QTest::newRow(qPrintable(QString("megatron ") + id)) << id << "megatron" << "";
         // GPT-2's 50,257 tokens run padded to a multiple of tp in Megatron-LM: state the padded table.
         QTest::newRow("megatron gpt3-175b-a100x1024") << "gpt3-175b-a100x1024" << "megatron" << "padded-vocab";
+        QTest::newRow("megatron uneven interleaved stages") << "llama3-70b-h100x64" << "megatron" << "layout";
         QTest::newRow("megatron full block recompute, fp8") << "llama3-70b-h100x64" << "megatron" << "block-fp8";
         QTest::newRow("torchtitan llama3-8b fsdp") << "llama3-8b-a100x8" << "torchtitan" << "fsdp";
         QTest::newRow("torchtitan llama3-70b fsdp pp") << "llama3-70b-h100x64" << "torchtitan" << "fsdp";
@@ -92,6 +93,11 @@ private slots:
             s.exec.grad_shard_as_params = true;
             s.exec.optimizer_shard.reset();
             s.exec.recompute = std::vector<RecomputeRange>{{0, std::nullopt, "full", {}}};
+        }
+        if (change == "layout") {  // an uneven interleaved split: only a layout states it
+            s.exec.vpp = 2;
+            s.exec.pp_schedule = "interleaved";
+            s.exec.pp_partition = StageCounts{StageCounts::Nested{{9, 10, 10, 11}, {11, 10, 10, 9}}};
         }
         if (change == "padded-vocab") s.model.vocab_size = 50304;
         if (change == "block-fp8") {
@@ -245,6 +251,11 @@ private slots:
                                         << "--tensor-model-parallel-size: '$TP' is a shell variable";
         QTest::newRow("offload under a pipeline") << base + "--pipeline-model-parallel-size 2 --cpu-offloading --cpu-offloading-num-layers 2"
                                                   << "--cpu-offloading: Megatron-LM offloads activations only without pipeline parallelism";
+        QTest::newRow("layout stage without layers") << base + "--pipeline-model-parallel-size 2 --pipeline-model-parallel-layout 'E|t*8L'"
+                                                     << "virtual stage 0 holds no layer";
+        QTest::newRow("layout short of layers") << base + "--pipeline-model-parallel-size 2 --pipeline-model-parallel-layout 'Et*3|t*3L'"
+                                                << "places 6 decoder layers, and the model has 8";
+        QTest::newRow("layout unrolls too far") << base + "--pipeline-model-parallel-layout 'E(t|)*999999999L'" << "unrolls past a million layers";
         QTest::newRow("allgather over ep") << base + "--num-experts 4 --expert-model-parallel-size 2"
                                            << "the allgather dispatcher (Megatron-LM's default) is not priced";
         QTest::newRow("stray word") << "export " + base << "exported:1:1: expected an argument such as --num-layers, got 'export'";
