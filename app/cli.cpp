@@ -3,6 +3,7 @@
 #include "calibratecommand.h"
 #include "plancommand.h"
 #include "traincommand.h"
+#include "trainerscommand.h"
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -280,7 +281,7 @@ std::string usage() {
        tessera presets                    list the built-in models, devices and scenarios
        tessera import-hf CONFIG.json [-o MODEL.yaml] [--force]
                                           turn a Hugging Face config.json into a model section
-)" + importTrainUsage() + R"(       tessera report FILE -o REPORT.pdf [--force]
+)" + importTrainUsage() + trainersUsage() + R"(       tessera report FILE -o REPORT.pdf [--force]
                                           the capacity-review PDF (runs the search, as search does)
        tessera --screenshot OUT.png [FILE] [--view memory|pipeline|pareto|candidates|estimate|scenario|window]
                         [--size 1600x1000]  a picture of the app, headless with QT_QPA_PLATFORM=offscreen
@@ -303,7 +304,7 @@ Exit codes:
 
 bool isCliInvocation(const std::vector<std::string>& args) {
     if (args.empty()) return false;
-    static const char* kCommands[] = {"validate", "show", "estimate", "search", "plan", "calibrate", "import-train", "presets", "import-hf", "--help", "-h", "help", "--version"};
+    static const char* kCommands[] = {"validate", "show", "estimate", "search", "plan", "calibrate", "import-train", "import", "export", "presets", "import-hf", "--help", "-h", "help", "--version"};
     return std::any_of(std::begin(kCommands), std::end(kCommands), [&](const char* c) { return args[0] == c; });
 }
 
@@ -343,6 +344,8 @@ int runCli(const std::vector<std::string>& args) {
             if (command == "estimate") return cmdEstimate(rest);
             if (command == "search") return cmdSearch(rest);
             if (command == "import-train") return runImportTrain(rest);
+            if (command == "import") return runImport(rest);
+            if (command == "export") return runExport(rest);
             if (command == "plan") return cmdPlan(rest);
             if (command == "calibrate") return cmdCalibrate(rest);
             if (command == "presets") return cmdPresets(rest);

@@ -296,6 +296,23 @@ private slots:
             QVERIFY2(r.out.contains(id), id);
     }
 
+    // A trainer's file by content, its unpriced keys on stderr; a scenario back out as the trainer's file.
+    void importAndExportTrainers() {
+        Run r = tessera({"import", kData + "/trainers/torchtitan-llama3-8b.toml", "--device", "a100-80gb", "--devices", "64"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(r.out.startsWith("# Imported from"));
+        QVERIFY(r.out.contains("torchtitan job configuration (TOML)"));
+        QVERIFY2(r.err.contains("[optimizer] lr: not priced"), qPrintable(r.err));
+        QCOMPARE(tessera({"import", kData + "/trainers/torchtitan-llama3-8b.toml", "--device", "a100-80gb"}).code, 2);
+        r = tessera({"export", "llama3-70b-h100x64", "--to", "megatron"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(r.out.contains("--tensor-model-parallel-size 8 \\"));
+        r = tessera({"export", "llama3-70b-h100x64", "--to", "torchtitan"});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.err.contains("not expressed: exec.optimizer_parallel"));
+        QCOMPARE(tessera({"export", "llama3-70b-h100x64", "--to", "nemo"}).code, 64);
+    }
+
     void importHfPrintsAndWrites() {
         Run r = tessera({"import-hf", kData + "/hf/mixtral-8x7b.json"});
         QCOMPARE(r.code, 0);

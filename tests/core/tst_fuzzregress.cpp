@@ -3,13 +3,13 @@
 // (tests/fuzz/entries.cpp) in the normal build.
 //
 //   tests/data/fuzz/<target>/      inputs a fuzz target stopped on (scenario, hf,
-//                                  trainyaml): each must now end accepted or refused
+//                                  trainyaml, import): each must now end accepted or refused
 //                                  with a SpecError; a FILE.expect beside one names
 //                                  the refusal it must get
 //   tests/data/fuzz/guardrails/    one hostile input per guard rail, its header (or
 //                                  FILE.expect for JSON) saying which rail, which
-//                                  entry (scenario unless `# entry:` says hf or
-//                                  trainyaml) and the message it must get:
+//                                  entry (scenario unless `# entry:` says hf,
+//                                  trainyaml or import) and the message it must get:
 //                                    # guard: ...
 //                                    # expect: exec.dp: cannot be derived ...
 //                                  (`# expect: accepted` for inputs that must load)
@@ -44,6 +44,7 @@ fuzz::Outcome run(const QString& entry, const QByteArray& text, bool json, QStri
     try {
         if (entry == "hf") return fuzz::runHfConfig(view(text));
         if (entry == "trainyaml") return fuzz::runTrainYaml(view(text));
+        if (entry == "import") return fuzz::runImport(view(text));
         return fuzz::runScenario(view(text), json ? core::Format::Json : core::Format::Yaml);
     } catch (const std::exception& e) {
         *escaped = QString::fromStdString(e.what());
@@ -98,7 +99,7 @@ private slots:
         QTest::addColumn<QString>("path");
         const QDir root(QStringLiteral(TESSERA_TEST_DATA "/fuzz"));
         int rows = 0;
-        for (const QString entry : {"scenario", "hf", "trainyaml"}) {
+        for (const QString entry : {"scenario", "hf", "trainyaml", "import"}) {
             const QDir dir(root.filePath(entry));
             for (const QString& name : dir.entryList(QDir::Files, QDir::Name)) {
                 if (name.endsWith(".expect")) continue;
@@ -117,6 +118,7 @@ private slots:
             const auto* data = reinterpret_cast<const std::uint8_t*>(text.constData());
             if (entry == "hf") fuzzHf(data, std::size_t(text.size()));
             else if (entry == "trainyaml") fuzzTrainYaml(data, std::size_t(text.size()));
+            else if (entry == "import") fuzzImport(data, std::size_t(text.size()));
             else fuzzScenario(data, std::size_t(text.size()));
         } catch (const std::exception& e) {
             QFAIL(e.what());

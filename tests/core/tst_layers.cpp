@@ -30,6 +30,7 @@ const std::map<std::string, int> kCoreRanks = {
     {"search", 8},   // the strategy space, validity, the search, one spelling of a strategy
     {"calibrate", 8},// efficiencies fitted on measured runs (tessera calibrate)
     {"trainyaml", 9},// HyperParallel train.yaml both ways
+    {"trainers", 10},// Megatron-LM, torchtitan and the other trainers' files, both ways; import by content
     {"report", 10},   // what show, estimate and search print
 };
 const std::map<std::string, int> kUiRanks = {

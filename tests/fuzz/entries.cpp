@@ -9,6 +9,7 @@
 #include "io/scenarioio.h"
 #include "report/showreport.h"
 #include "io/specwriter.h"
+#include "trainers/trainers.h"
 #include "trainyaml/trainyaml.h"
 #include "model/estimate.h"
 #include "model/parameters.h"
@@ -124,6 +125,29 @@ Outcome runTrainYaml(std::string_view text) {
     }
 }
 
+Outcome runImport(std::string_view text) {
+    try {
+        ImportCluster cluster;
+        cluster.device = Value::string("h100-sxm");
+        cluster.devices = 64;
+        Diagnostics d;
+        const Imported imported = importConfig(text, "fuzz.cfg", fuzzBaseDir(), cluster, d);
+        d.raiseIfAny();
+        for (const Unpriced& u : imported.unpriced)
+            if (u.why.empty()) throw ContractBroken("an unpriced key with no reason at " + u.mark.text());
+        (void)toYaml(imported.scenario);
+        const Scenario stated = scenarioFromValue(imported.scenario, "fuzz.cfg", fuzzBaseDir());
+        if (stated.search && !stated.search->space.empty()) return {true, {}};
+        const ResolvedScenario r = resolve(stated);
+        price(r);
+        for (ExportTarget target : {ExportTarget::Megatron, ExportTarget::Torchtitan})
+            if (exportScenario(r, target).text.empty()) throw ContractBroken("an empty export");
+        return {true, {}};
+    } catch (const SpecError& e) {
+        return refused(e);
+    }
+}
+
 }  // namespace tessera::fuzz
 
 namespace {
@@ -146,4 +170,8 @@ int fuzzHf(const std::uint8_t* data, std::size_t size) {
 
 int fuzzTrainYaml(const std::uint8_t* data, std::size_t size) {
     return tessera::fuzz::runTrainYaml(textOf(data, size)).accepted ? 0 : 1;
+}
+
+int fuzzImport(const std::uint8_t* data, std::size_t size) {
+    return tessera::fuzz::runImport(textOf(data, size)).accepted ? 0 : 1;
 }

@@ -36,6 +36,10 @@ Outcome runHfConfig(std::string_view text);
 // `import-train --device h100-sxm --devices 64`) resolve, estimate, and the
 // train.yaml written back over the original.
 Outcome runTrainYaml(std::string_view text);
+// Any trainer's file (tessera import): recognised by content, read as
+// `import --device h100-sxm --devices 64` reads it, resolved and priced, then
+// exported to Megatron-LM's arguments and torchtitan's TOML.
+Outcome runImport(std::string_view text);
 
 // Relative file references (`model: {file: ...}`) resolve against this folder,
 // so the seed corpus's references to tests/data files still load.
@@ -47,3 +51,4 @@ std::string fuzzBaseDir();
 int fuzzScenario(const std::uint8_t* data, std::size_t size);  // as YAML, then as JSON
 int fuzzHf(const std::uint8_t* data, std::size_t size);
 int fuzzTrainYaml(const std::uint8_t* data, std::size_t size);
+int fuzzImport(const std::uint8_t* data, std::size_t size);

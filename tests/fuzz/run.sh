@@ -5,6 +5,7 @@
 #   fuzz_scenario   a scenario file, as YAML and as JSON: load, resolve, estimate
 #   fuzz_hf         a Hugging Face config.json: import, resolve, count, estimate
 #   fuzz_trainyaml  a HyperParallel train.yaml: import, resolve, estimate, write back
+#   fuzz_import     any trainer's file (tessera import): recognise, read, resolve, estimate, export
 #
 # The corpora live in build-fuzz/corpus/<target>/: seeded on every run from
 # tests/data and resources/presets (copies, so the sources stay untouched) and
@@ -18,7 +19,7 @@ cd "$(dirname "$(readlink -f "$0")")/../.."
 duration=${1:-60}
 [[ "$duration" =~ ^[0-9]+$ ]] && ((duration > 0)) || { echo "usage: tests/fuzz/run.sh [SECONDS]" >&2; exit 64; }
 build=build-fuzz
-targets=(fuzz_scenario fuzz_hf fuzz_trainyaml)
+targets=(fuzz_scenario fuzz_hf fuzz_trainyaml fuzz_import)
 
 if [ ! -f "$build/build.ninja" ]; then
     CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSERA_FUZZ=ON >/dev/null
@@ -46,6 +47,7 @@ seed fuzz_scenario tests/data/valid tests/data/invalid tests/data/seed tests/dat
     tests/data/fuzz/scenario tests/data/fuzz/guardrails
 seed fuzz_hf tests/data/hf tests/data/invalid/referenced tests/data/fuzz/hf
 seed fuzz_trainyaml tests/data/train tests/data/seed tests/data/fuzz/trainyaml
+seed fuzz_import tests/data/trainers tests/data/train tests/data/hf tests/data/fuzz/import
 
 mkdir -p "$build/crashes" "$build/logs"
 failed=()
