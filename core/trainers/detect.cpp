@@ -126,13 +126,29 @@ Imported importConfig(std::string_view text, const std::string& name, const std:
         // The one call into the Hugging Face importer: its model section, nothing else.
         const Value doc = parseDocument(text, name, Format::Json);
         out.scenario = Value::map(doc.mark());
-        out.scenario.set("model", importHfConfig(doc, d));
+        const HfImport hf = importHf(doc, d);
+        out.scenario.set("model", hf.model);
         Value c = Value::map();
         if (cluster.device) c.set("device", *cluster.device);
         if (cluster.devices) c.set("devices", Value::integer(*cluster.devices));
         out.scenario.set("exec", Value::map());
         out.scenario.set("cluster", std::move(c));
-        listUnused(doc, out, "not priced: not an architecture field Tessera reads");
+        // The importer's own account of what it left: keys that may matter, and keys
+        // that change neither memory nor time ("text_config.rope_theta" is found nested).
+        auto at = [&](const std::string& key) {
+            const Value* v = &doc;
+            for (std::size_t from = 0; v;) {
+                const std::size_t dot = key.find('.', from);
+                v = v->isMap() ? v->find(key.substr(from, dot == std::string::npos ? std::string::npos : dot - from)) : nullptr;
+                if (dot == std::string::npos) break;
+                from = dot + 1;
+            }
+            return v ? v->mark() : doc.mark();
+        };
+        for (const std::string& k : hf.unpriced)
+            out.unpriced.push_back({at(k), k, "not priced: the model is priced without it (model.unpriced_keys)"});
+        for (const std::string& k : hf.noEffect)
+            out.unpriced.push_back({at(k), k, "read: changes neither memory nor time (token ids, RoPE, epsilons, ...)"});
         return out;
     }
     case ConfigFormat::SeedSearch: {
