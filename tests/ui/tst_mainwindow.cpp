@@ -111,6 +111,18 @@ private slots:
         QSettings().clear();
     }
 
+    // A trainer's launch file opens as the run it states, on the device shown (tessera import's reader).
+    void openingATorchtitanTomlTakesItsRun() {
+        tessera::ui::MainWindow window({}, nullptr, false);
+        window.setNeverAsk(true);
+        window.openFile(QStringLiteral(TESSERA_TEST_DATA "/trainers/torchtitan-llama3-8b.toml"));
+        QVERIFY(window.loaded());
+        auto* hidden = qobject_cast<QLineEdit*>(window.editor()->modelForm()->editor("hidden_size"));
+        QCOMPARE(hidden->text(), QString("4096"));
+        QVERIFY(window.isDirty());
+        QSettings().clear();
+    }
+
     void openingAnHfConfigReplacesTheModel() {
         tessera::ui::MainWindow window({});
         window.setNeverAsk(true);

@@ -27,6 +27,7 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTimer>
+#include <optional>
 
 #include "doc/emit.h"
 #include "export/report.h"
@@ -38,6 +39,7 @@
 #include "mainwindow/mainwindow.h"
 #include "style/text.h"
 #include "trainyaml/trainyaml.h"
+#include "trainers/trainers.h"
 
 namespace tessera::ui {
 
@@ -172,9 +174,49 @@ void MainWindow::openFile(const QString& path) {
         if (!d.empty()) return warn(tr("Not imported"), tr("%1 cannot be used:\n\n%2").arg(path, qs(core::SpecError(d.list()).what())));
         return importInto(path, scenario);
     }
+    // A trainer's own launch file (Megatron-LM arguments or YAML, torchtitan TOML,
+    // MindSpeed JSON, MindFormers YAML) states a run: take it on the device shown.
+    if (importTrainerFile(path)) return;
     if (!confirmDiscard()) return;
     load(path);
     addRecent(QFileInfo(path).absoluteFilePath());
+}
+
+bool MainWindow::importTrainerFile(const QString& path) {
+    QFile file(path);
+    if (file.size() > 16 * 1024 * 1024 || !file.open(QIODevice::ReadOnly)) return false;  // load() reports it
+    const std::string text = file.readAll().toStdString();
+    std::optional<core::ConfigFormat> format;
+    try {
+        format = core::detectFormat(text, path.toStdString());
+    } catch (const core::SpecError&) {
+        return false;  // YAML or JSON that does not parse: load() reports it
+    }
+    using F = core::ConfigFormat;
+    if (!format || !(*format == F::MegatronArgs || *format == F::MegatronYaml || *format == F::Torchtitan ||
+                     *format == F::MindSpeed || *format == F::MindFormers))
+        return false;
+    core::ImportCluster cluster;
+    if (const core::Value* c = m_session.document().find("cluster"); c && c->isMap()) {
+        if (const core::Value* device = c->find("device")) cluster.device = *device;
+        if (const core::Value* n = c->find("devices"); n && n->kind() == core::Value::Kind::Int) cluster.devices = n->asInt();
+    }
+    core::Diagnostics d;
+    const core::Imported imported =
+        core::importConfig(text, path.toStdString(), QFileInfo(path).absolutePath().toStdString(), cluster, d);
+    if (!d.empty()) {
+        warn(tr("Not imported"), tr("%1 (%2) cannot be used:\n\n%3").arg(path, qs(core::formatName(*format)), qs(core::SpecError(d.list()).what())));
+        return true;
+    }
+    importInto(path, imported.scenario);
+    // What the file states and Tessera does not price stays in view.
+    if (!imported.unpriced.empty()) {
+        QStringList keys;
+        for (const core::Unpriced& u : imported.unpriced) keys << qs(u.key);
+        statusBar()->showMessage(tr("Imported %1 (%2); not priced: %3").arg(QFileInfo(path).fileName(), qs(core::formatName(*format)),
+                                                                          keys.join(QStringLiteral(", "))));
+    }
+    return true;
 }
 
 bool MainWindow::save() {

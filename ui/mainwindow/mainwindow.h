@@ -103,6 +103,7 @@ private:
     bool confirmDiscard();
     void warn(const QString& title, const QString& text);
     void importInto(const QString& path, const core::Value& document);
+    bool importTrainerFile(const QString& path);  // a trainer's launch file: imported, or false if it is none
     // A file of another tool's format (config.json, train.yaml, a seed search file),
     // which openFile() imports rather than loads.
     static bool isForeign(const QString& path);
