@@ -354,7 +354,8 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
     const bool sliced = full && !st.sp && run.sliceRecomputeInput && st.tp > 1;
     out.kept = full ? Bc * T * h / (sliced ? t : spd) : saved;
     out.gatheredInput = st.sp && st.tp > 1 ? Bl * T * h : 0;  // FP8: gathered quantised (Transformer Engine)
-    out.gradBuffer = Bc * (2 * T * h / spd + std::max(T * double(m.f) / t, T * expertTokenShare(st) * double(m.expertWidth) / etp) * inputs);
+    out.gradBuffer =
+        Bc * (2 * T * h / spd + std::max(T * double(m.f) / t, T * expertTokenShare(st) * double(m.expertWidth) / etp) * inputs);
     out.ppBoundary = Bc * T * h / spd;
 
     // ---- time ------------------------------------------------------------------------

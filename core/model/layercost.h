@@ -61,7 +61,6 @@ struct LayerCost {
     double modelFlopsForward = 0;
 };
 
-
 // The link each parallel dimension's group spans, given the rank order (default TP,
 // CP, EP, DP, PP innermost first, as Megatron-LM and reference/hyperparallel.md §5.7's
 // level_assign fill ranks) and the devices per node. The dense layers' groups (tp, cp,

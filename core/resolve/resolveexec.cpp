@@ -189,19 +189,19 @@ void Resolver::resolveExecStrategy() {
         if (experts % ep != 0) refuse("exec.ep", "must divide num_experts (" + num(experts) + "), got " + num(ep));
         else if (!grid)
             refuse(megatron ? "exec.expert_tp" : "exec.ep",
-                   "ep · expert tensor parallelism = " + productText({ep, etp}) + " ranks must divide dp·tp·cp = " +
-                       num(dp * tp * cp) + ", the ranks the expert grid folds over" +
+                   "ep · expert tensor parallelism = " + productText({ep, etp}) +
+                       " ranks must divide dp·tp·cp = " + num(dp * tp * cp) + ", the ranks the expert grid folds over" +
                        (megatron || e.etp.value_or(0) > 1 ? std::string()
                         : e.etp ? " (experts run at tp, since etp is at most 1; expert_tp: 1 keeps them whole)"
                                 : " (experts run at tp; expert_tp: 1, Megatron-LM's --expert-tensor-parallel-size 1, "
                                   "keeps them whole)"));
         if (m.moe_intermediate_size && *m.moe_intermediate_size % etp != 0)
             refuse(megatron ? "exec.expert_tp" : "exec.etp", "expert tensor parallelism (" + num(etp) +
-                                                               ") must divide moe_intermediate_size (" +
-                                                               num(*m.moe_intermediate_size) + ")");
+                                                                 ") must divide moe_intermediate_size (" +
+                                                                 num(*m.moe_intermediate_size) + ")");
         if (e.expert_shard && grid && grid->dp % *e.expert_shard != 0)
-            refuse("exec.expert_shard", "must divide the expert data-parallel group dp·tp·cp/(ep·expert_tp) (" +
-                                            num(grid->dp) + "), got " + num(*e.expert_shard));
+            refuse("exec.expert_shard", "must divide the expert data-parallel group dp·tp·cp/(ep·expert_tp) (" + num(grid->dp) +
+                                            "), got " + num(*e.expert_shard));
     }
 
     // Sharding (ZeRO stages build on each other).

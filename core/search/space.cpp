@@ -171,8 +171,8 @@ SearchSetup searchSetup(const Scenario& scenario) {
             if (m.moe_intermediate_size.value_or(0) % t == 0) expertTpAuto.push_back(t);
         sp.etp = counts(search, "expert_tp", e.expert_tp, expertTpAuto, varied);
     } else {
-        sp.etp = counts(search, "etp", e.etp ? std::optional<std::int64_t>(std::max<std::int64_t>(*e.etp, 1)) : std::nullopt,
-                        {1}, varied);
+        sp.etp = counts(search, "etp", e.etp ? std::optional<std::int64_t>(std::max<std::int64_t>(*e.etp, 1)) : std::nullopt, {1},
+                        varied);
     }
     // 0 stands for "the whole data-parallel group", what an unstated shard means.
     sp.optimizerShard = counts(search, "optimizer_shard", e.optimizer_shard ? e.optimizer_shard : std::optional<std::int64_t>(0),

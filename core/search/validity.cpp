@@ -36,7 +36,8 @@ std::string refusalText(Refusal r) {
     case Refusal::InterleavedGroups: return "the interleaved schedule needs micro-batches in multiples of pp";
     case Refusal::ExpertsOnDense: return "expert parallelism on a dense model";
     case Refusal::ExpertsNotDivided: return "ep does not divide the experts";
-    case Refusal::ExpertGroupsNotFitting: return "ep · expert tensor parallelism does not divide dp·tp·cp (the expert grid does not fold)";
+    case Refusal::ExpertGroupsNotFitting:
+        return "ep · expert tensor parallelism does not divide dp·tp·cp (the expert grid does not fold)";
     case Refusal::ContextSequence: return "the sequence is not a multiple of 2·cp";
     case Refusal::SequenceParallelSequence: return "the sequence is not a multiple of tp·cp";
     case Refusal::ShardingWithoutOptimizer: return "sharded gradients or FSDP need optimizer sharding";
