@@ -259,8 +259,8 @@ std::string usage() {
                       [-o TRAIN.yaml [--pick N] [--train-yaml ORIGINAL.yaml] [--force]]
                                           search the scenario's strategy space: its search
                                           section, or with none the default space (every
-                                          axis but etp and optimizer_shard auto; devices,
-                                          global batch and the rest of exec as stated);
+                                          axis but etp, expert_tp and optimizer_shard auto;
+                                          devices, global batch and the rest of exec as stated);
                                           -o writes the resolved train.yaml
        tessera plan FILE [--set S.K=V ...] [--json] [--keep-partition] [--keep-recompute]
                  [--offload] [--ppb LAYERS.json] [-o SCENARIO.yaml [--force]]

@@ -45,6 +45,16 @@ void applyStageCounts(const StageCounts& counts, const Partition& partition, std
 
 }  // namespace
 
+ExpertGrid expertGridOf(const Strategy& s) {
+    if (std::optional<ExpertGrid> grid = expertGrid(s.tp, s.cp, s.dp, s.ep, s.etp)) return *grid;
+    return {s.etp, s.ep, std::max<std::int64_t>(1, s.dp * s.tp * s.cp / std::max<std::int64_t>(1, s.ep * s.etp))};
+}
+
+double expertTokenShare(const Strategy& s) {
+    const double t = double(s.tp), spd = s.sp ? t : 1.0;
+    return std::max(double(s.etp) / t, 1.0 / spd);
+}
+
 OpMask selectiveRuleMask(const std::string& rule, bool flash, bool sp) {
     if (rule == "hyperparallel") return kOpAttBmm | kOpAttUp;  // reference §4.7: keeps matmul/attention outputs
     if (rule == "mindformers") {
@@ -267,8 +277,7 @@ CostInput costInput(const ResolvedScenario& r) {
     st.gradSharded = *e.grad_shard;
     st.fsdp = *e.grad_shard_as_params;
     st.optimizerShard = st.optimizerSharded ? *e.optimizer_shard : 1;
-    const std::int64_t expertReplicas = st.dp * st.tp * st.cp / std::max<std::int64_t>(1, st.ep * st.etp);
-    st.expertShard = st.optimizerSharded ? e.expert_shard.value_or(expertReplicas) : 1;
+    st.expertShard = st.optimizerSharded ? e.expert_shard.value_or(expertGridOf(st).dp) : 1;
     st.schedule = scheduleNamed(*e.pp_schedule);
     st.overlapP2p = e.overlap_p2p_comm.value_or(st.schedule == Schedule::Interleaved);  // a search base leaves it unstated
     st.partition = r.partition.layers;

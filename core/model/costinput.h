@@ -152,7 +152,8 @@ struct RunSettings {
 };
 
 struct Strategy {
-    std::int64_t dp = 1, tp = 1, pp = 1, vpp = 1, cp = 1, ep = 1, etp = 1;  // etp resolved (never <= 1 meaning tp)
+    // etp: the expert layers' TP degree as resolved (exec.expert_tp; never the seed's <= 1 for tp).
+    std::int64_t dp = 1, tp = 1, pp = 1, vpp = 1, cp = 1, ep = 1, etp = 1;
     std::int64_t mbs = 1, mbn = 1;
     bool sp = false, flash = true;
     bool tpCommOverlap = false;  // TP collectives pipelined with their GEMMs (needs sp)
@@ -181,6 +182,18 @@ struct CostInput {
     RunSettings run;
     Strategy strategy;
 };
+
+// The strategy's expert grid (resolve/expertgrid.h): every expert figure the cost model
+// prices - weights split over ep·etp, gradients reduced over the expert dp, the expert
+// layers' TP collectives, the all-to-all's layout - reads it from here. A strategy whose
+// grid does not fold is refused before it is priced; should one reach here, its expert dp
+// is the whole part of the quotient, at least 1.
+ExpertGrid expertGridOf(const Strategy& s);
+// The tokens an expert TP group runs its experts on, for each token of one rank's
+// micro-batch slice (s·mbs/cp): under sequence parallelism (or at tp 1) each of its etp
+// ranks brings its own 1/tp of them, etp/tp in all; without, the tp group holds the same
+// tokens and an etp group within it gathers none (one beyond it, etp/tp groups' worth).
+double expertTokenShare(const Strategy& s);
 
 // Everything the cost model reads, from a resolved scenario.
 CostInput costInput(const ResolvedScenario& r);

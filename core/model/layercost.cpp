@@ -13,22 +13,32 @@ using namespace knobs;
 
 GroupLinks groupLinks(const Strategy& s, const DeviceInfo& device) {
     const std::int64_t perNode = device.perNode;
-    // Ranks are numbered dimension by dimension in rank order, innermost first (EP is
-    // a factor of DP: the data-parallel ranks split into ep expert ranks and dp/ep
-    // replicas). A group stays in a node when every dimension it spans, and every
+    // Ranks are numbered dimension by dimension in rank order, innermost first, once for
+    // the dense layers' grid and once for the expert layers' (MoE parallel folding:
+    // expertgrid.h). A group stays in a node when every dimension it spans, and every
     // dimension inside those, fits in one node together.
-    const std::int64_t dpRest = std::max<std::int64_t>(1, s.dp / std::max<std::int64_t>(1, s.ep));
-    auto size = [&](RankDim d) -> std::int64_t {
+    const ExpertGrid experts = expertGridOf(s);
+    auto dense = [&](RankDim d) -> std::int64_t {
         switch (d) {
         case RankDim::Tp: return s.tp;
         case RankDim::Cp: return s.cp;
-        case RankDim::Ep: return s.ep;
-        case RankDim::Dp: return dpRest;
+        case RankDim::Ep: return 1;
+        case RankDim::Dp: return s.dp;
         case RankDim::Pp: return s.pp;
         }
         return 1;
     };
-    auto link = [&](std::initializer_list<RankDim> dims) {
+    auto expert = [&](RankDim d) -> std::int64_t {
+        switch (d) {
+        case RankDim::Tp: return experts.tp;
+        case RankDim::Cp: return 1;
+        case RankDim::Ep: return experts.ep;
+        case RankDim::Dp: return experts.dp;
+        case RankDim::Pp: return s.pp;
+        }
+        return 1;
+    };
+    auto link = [&](auto size, std::initializer_list<RankDim> dims) {
         std::int64_t block = 1, outermost = 0;
         bool any = false;
         for (std::size_t i = 0; i < s.rankOrder.size(); ++i) {
@@ -40,18 +50,19 @@ GroupLinks groupLinks(const Strategy& s, const DeviceInfo& device) {
         return outermost > device.leafDevices && device.oversubscription > 1 ? Link::Spine : Link::Inter;
     };
     GroupLinks g;
-    g.tp = link({RankDim::Tp});
-    g.cp = link({RankDim::Cp});
-    g.ep = link({RankDim::Ep});
-    g.dp = link({RankDim::Cp, RankDim::Ep, RankDim::Dp});  // gradients reduce over dp·cp
-    g.edp = link({RankDim::Dp});                           // expert replicas
-    g.pp = link({RankDim::Pp});
-    // The ep group's ranks are `inner` apart, inner the product of the dimensions
-    // numbered inside it: perNode/inner of them share a node when that is more than one.
+    g.tp = link(dense, {RankDim::Tp});
+    g.cp = link(dense, {RankDim::Cp});
+    g.dp = link(dense, {RankDim::Cp, RankDim::Dp});  // gradients reduce over dp·cp
+    g.pp = link(dense, {RankDim::Pp});
+    g.etp = link(expert, {RankDim::Tp});
+    g.ep = link(expert, {RankDim::Ep});
+    g.edp = link(expert, {RankDim::Dp});  // expert replicas
+    // The ep group's ranks are `inner` apart, inner the product of the expert grid's
+    // dimensions numbered inside it: perNode/inner of them share a node when that is more than one.
     std::int64_t inner = 1;
     for (RankDim d : s.rankOrder) {
         if (d == RankDim::Ep) break;
-        inner *= size(d);
+        inner *= expert(d);
     }
     g.epPerNode = inner < perNode ? std::clamp<std::int64_t>(perNode / inner, 1, std::max<std::int64_t>(1, s.ep)) : 1;
     return g;
@@ -139,7 +150,7 @@ LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeC
 
 LayerCost layerCost(const ModelShape& m, const RunSettings& run, const Strategy& st, const DeviceInfo& dev,
                     const LayerKind& kind, const RecomputeClass& cls, const GroupLinks& links) {
-    const double t = double(st.tp), c = double(st.cp), spd = st.sp ? t : 1.0;
+    const double t = double(st.tp), c = double(st.cp), spd = st.sp ? t : 1.0, etp = double(st.etp);
     const double s = double(run.seq), T = s * double(st.mbs) / c;
     const double h = double(m.h), a = double(m.a), g = double(m.g), dh = double(m.dh);
     const double Bc = run.computeBytes, Bsm = run.softmaxBytes, Bdo = run.dropoutBytes, Bn = run.normBytes;
@@ -320,13 +331,14 @@ LayerCost layerCost(const ModelShape& m, const RunSettings& run, const Strategy&
         mlp(f, T, t, tokens, T * h / spd, 1);
     } else {
         const double E = double(m.experts), k = double(m.topK), fe = double(m.expertWidth), fs = double(m.sharedWidth);
-        const double etp = double(st.etp);
         out.paramsReplicated += h * E + (m.routerBias ? E : 0);
         out.paramsRouted += E * ((inputs + 1) * h * fe + (m.mlpBias ? inputs * fe + h : 0));
         save((2 * kRouterLogitBytes * E + kRouterIndexBytes * k) * T / spd, 0);
         gemm(2 * T * h * E / spd);
         modelFlops += 2 * tokens * h * E;
-        tokensAtExperts = T * k * kappa;  // balanced routing: each device gets its share back
+        // Balanced routing: the expert TP group's routed copies come back spread evenly over
+        // its ep peers, each rank running them at 1/etp of the width (costinput.h).
+        tokensAtExperts = T * expertTokenShare(st) * k * kappa;
         save(Bl * tokensAtExperts * h, 0);  // permuted tokens: the experts' input
         // The combine's gradient with respect to the routing probabilities needs each
         // expert's output, unless the probabilities are applied inside the activation:
@@ -372,7 +384,8 @@ LayerCost layerCost(const ModelShape& m, const RunSettings& run, const Strategy&
     const bool sliced = full && !st.sp && run.sliceRecomputeInput && st.tp > 1;
     out.kept = full ? Bc * T * h / (sliced ? t : spd) : saved;
     out.gatheredInput = st.sp && st.tp > 1 ? Bl * T * h : 0;  // FP8: gathered quantised (Transformer Engine)
-    out.gradBuffer = Bc * (2 * T * h / spd + T * std::max(double(m.f), double(m.expertWidth)) * inputs / t);
+    out.gradBuffer =
+        Bc * (2 * T * h / spd + std::max(T * double(m.f) / t, T * expertTokenShare(st) * double(m.expertWidth) / etp) * inputs);
     out.ppBoundary = Bc * T * h / spd;
 
     // ---- time ------------------------------------------------------------------------
@@ -387,12 +400,19 @@ LayerCost layerCost(const ModelShape& m, const RunSettings& run, const Strategy&
                              kFp8CastWrittenBytes;
     out.castForward = memorySeconds(castForward * castBytes, dev);
     out.castBackward = memorySeconds(castBackward * castBytes, dev);
-    // Collectives. TP: two all-gather/reduce-scatter pairs per layer (with SP), or two
-    // all-reduces (without); the same volume each way (Korthikanti et al. 2022 §4.2.2).
+    // Collectives. TP: an all-gather/reduce-scatter pair (with SP), or an all-reduce
+    // (without), around the attention and around the MLP, the same volume each way
+    // (Korthikanti et al. 2022 §4.2.2). An MoE layer's shared experts run on the dense tp
+    // group as a dense MLP does; its routed experts on their own TP group of etp ranks,
+    // which gathers the dispatched tokens before them and reduce-scatters their output
+    // after (Megatron-LM's alltoall dispatcher, gather_from_sequence_parallel_region over
+    // the expert TP group): none at etp 1. The dispatcher's collectives are not pipelined
+    // into the GEMMs by Transformer Engine's userbuffers: they hide by the default share.
     const double activation = Bc * T * h;
     const double tpHidden = tpOverlapShare(st, dev);
     const CollectiveCost tp = allReduce(activation, st.tp, links.tp, dev);
-    const double tpForward = 2 * tp.seconds;
+    const double tpForward = (kind.moe && m.sharedWidth == 0 ? 1 : 2) * tp.seconds;
+    const double etpForward = kind.moe ? allReduce(Bc * tokensAtExperts * h, st.etp, links.etp, dev).seconds : 0;
     double cpForward = 0;
     if (st.cp > 1) {
         if (st.cpAlgorithm == CpAlgorithm::Ring || kind.attention == AttentionKind::Linear) {
@@ -409,10 +429,11 @@ LayerCost layerCost(const ModelShape& m, const RunSettings& run, const Strategy&
     if (kind.moe && st.ep > 1) {
         const ExpertRoute route{st.ep,     links.epPerNode,  m.experts, m.topK, m.groups, m.groupTopk, run.twoStepDispatch,
                                 links.ep == Link::Spine ? Link::Spine : Link::Inter};
-        epForward = 2 * expertAllToAll(route, Bc * tokensAtExperts * h, dev).seconds;  // dispatch + combine
+        // Each rank dispatches its own share of its expert TP group's copies, and gets as many back.
+        epForward = 2 * expertAllToAll(route, Bc * tokensAtExperts / etp * h, dev).seconds;  // dispatch + combine
         out.epBuffer = 2 * Bc * tokensAtExperts * h;
     }
-    out.tpSeconds = 2 * tpForward;
+    out.tpSeconds = 2 * (tpForward + etpForward);
     out.cpSeconds = 3 * cpForward;  // the backward moves twice the forward's (the keys' and values' gradients too)
     out.epSeconds = 2 * epForward;
     // TP: with userbuffers the hidden share runs under the GEMMs it feeds (the forward's,
@@ -421,7 +442,9 @@ LayerCost layerCost(const ModelShape& m, const RunSettings& run, const Strategy&
     auto tpExposedUnder = [&](double gemmCover) {
         return st.tpCommOverlap && st.sp ? tpForward - std::min(tpHidden * tpForward, gemmCover) : (1 - tpHidden) * tpForward;
     };
-    const double tpExposedForward = tpExposedUnder(gemmSeconds), tpExposedBackward = tpExposedUnder(2 * gemmSeconds);
+    const double etpExposed = (1 - dev.tpOverlap) * etpForward;
+    const double tpExposedForward = tpExposedUnder(gemmSeconds) + etpExposed,
+                 tpExposedBackward = tpExposedUnder(2 * gemmSeconds) + etpExposed;
     auto exposed = [&](double tpS, double cpS, double epS, double core) {
         return tpS + std::max(0.0, cpS - kCpOverlap * core) + (1 - kEpOverlap) * epS;
     };
@@ -445,9 +468,9 @@ LayerCost layerCost(const ModelShape& m, const RunSettings& run, const Strategy&
         if (dropped & (kOpAttBmm | kOpAttUp)) out.recompute += qkvSeconds;
         if (dropped & kOpNorm) out.recompute += memorySeconds(normBytes, dev);
         if (dropped & kOpFfAct) out.recompute += memorySeconds(actBytes, dev);
-        if ((dropped & kOpGather) && st.sp) out.recompute += (1 - tpHidden) * tpForward / 2;  // the attention's re-gather
+        if ((dropped & kOpGather) && st.sp) out.recompute += (1 - tpHidden) * tp.seconds;  // the attention's re-gather
     } else if (!(cls.keep & kOpGather) && st.sp) {
-        out.recompute += (1 - tpHidden) * tpForward / 2;  // selective_comm_recompute on a layer that keeps the rest
+        out.recompute += (1 - tpHidden) * tp.seconds;  // selective_comm_recompute on a layer that keeps the rest
     }
     out.modelFlopsForward = modelFlops;
     return out;

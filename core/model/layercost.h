@@ -61,12 +61,15 @@ struct LayerCost {
     double modelFlopsForward = 0;
 };
 
-
 // The link each parallel dimension's group spans, given the rank order (default TP,
 // CP, EP, DP, PP innermost first, as Megatron-LM and reference/hyperparallel.md §5.7's
-// level_assign fill ranks) and the devices per node.
+// level_assign fill ranks) and the devices per node. The dense layers' groups (tp, cp,
+// dp, pp) are numbered on the grid tp x cp x dp x pp, the expert layers' (etp, ep, edp)
+// on the expert grid etp x ep x expert dp x pp in the same order, cp folded away
+// (resolve/expertgrid.h; Megatron-LM's expert RankGenerator).
 struct GroupLinks {
     Link tp = Link::Intra, cp = Link::Intra, ep = Link::Intra, dp = Link::Intra, edp = Link::Intra, pp = Link::Intra;
+    Link etp = Link::Intra;      // the expert layers' tensor-parallel group
     std::int64_t epPerNode = 1;  // ranks of one expert-parallel group that share a node
 };
 GroupLinks groupLinks(const Strategy& s, const DeviceInfo& device);

@@ -338,7 +338,7 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
     // the optimizer over this rank's shard. FSDP reduces every micro-batch instead.
     if (!run.frozen) {
         const std::int64_t group = st.dp * st.cp;
-        const std::int64_t expertGroup = std::max<std::int64_t>(1, st.dp * st.tp * st.cp / (st.ep * st.etp));
+        const std::int64_t expertGroup = expertGridOf(st).dp;  // each expert's replicas
         double paramGather = 0;
         const double bucket = std::max(kDpBucketElements, kDpBucketElementsPerRank * double(st.dp));
         if (st.fsdp) {

@@ -16,6 +16,7 @@ std::string strategyLine(const ResolvedScenario& r) {
     if (*e.vpp > 1) line += formatText(" · vpp %lld", (long long)*e.vpp);
     if (*e.cp > 1) line += formatText(" · cp %lld", (long long)*e.cp);
     if (*e.ep > 1) line += formatText(" · ep %lld", (long long)*e.ep);
+    if (e.expert_tp && *e.expert_tp != *e.tp) line += formatText(" · expert_tp %lld", (long long)*e.expert_tp);
     line += formatText(" · mbs %lld × %lld micro-batches · seq %lld · %s", (long long)*e.micro_batch_size,
                    (long long)*e.micro_batch_num, (long long)*e.seq_length, e.pp_schedule->c_str());
     if (*e.pp_schedule == "seqpipe") line += formatText(" in %lld sequence parts", (long long)e.seq_split.value_or(1));

@@ -22,6 +22,8 @@ std::string row(std::size_t rank, const Candidate& c) {
                   recomputeName(c.recompute).c_str(), scheduleName(c.schedule), gibNumber(c.peakMemory).c_str(),
                   formatSeconds(c.stepSeconds).c_str(), withThousands(std::llround(c.tokensPerSecond)).c_str());
     std::string out = buffer;
+    if (c.expertTpUsed() != c.tp)  // the expert layers' own TP degree (resolve/expertgrid.h)
+        out.insert(out.size() - 1, "   expert_tp " + std::to_string(c.expertTpUsed()));
     if (c.plan && !c.plan->partition.empty())  // a planned candidate: its own layers per stage
         out.insert(out.size() - 1, "   layers " + partitionText(c.plan->partition));
     return out;

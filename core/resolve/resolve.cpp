@@ -16,7 +16,6 @@ std::string Filled::text() const {
     return why;
 }
 
-std::int64_t expertTp(const ExecSpec& e) { return e.etp.value_or(0) > 1 ? *e.etp : e.tp.value_or(1); }
 bool isMoe(const ModelSpec& m) { return m.num_experts.value_or(1) > 1; }
 bool isMla(const ModelSpec& m) { return m.kv_lora_rank.has_value(); }
 

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "pipeline/partition.h"
+#include "resolve/expertgrid.h"
 #include "spec/scenario.h"
 
 namespace tessera::core {
@@ -45,9 +46,6 @@ ModelSpec resolveModel(const ModelSpec& stated, std::map<std::string, Filled>* f
 // file leaves out at its section).
 ModelSpec resolveModel(const Scenario& holding);
 
-// The expert tensor-parallel degree actually used: etp, or tp when etp <= 1
-// (the seed's convention).
-std::int64_t expertTp(const ExecSpec& resolvedExec);
 bool isMoe(const ModelSpec& resolvedModel);
 bool isMla(const ModelSpec& resolvedModel);
 

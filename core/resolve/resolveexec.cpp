@@ -71,6 +71,7 @@ void Resolver::resolveExecRun() {
     if (!isMoe(m) && *e.overlap_moe_expert_parallel_comm)
         refuse("exec.overlap_moe_expert_parallel_comm", "applies to mixture-of-experts models only");
     if (!isMoe(m) && *e.moe_enable_deepep) refuse("exec.moe_enable_deepep", "applies to mixture-of-experts models only");
+    if (!isMoe(m) && e.expert_tp) refuse("exec.expert_tp", "applies to mixture-of-experts models only");
     // DeepEP's kernels occupy SMs while they run beside compute: how many, of how many.
     if (*e.moe_enable_deepep) {
         fill("exec.moe_deepep_sms", e.moe_deepep_sms, std::int64_t{20}, Origin::Default,
@@ -107,6 +108,34 @@ void Resolver::resolveExecRun() {
                                           d.name.value_or("?") + ") lists no mxfp8 peak");
     }
 
+}
+
+// expert_tp and etp, Megatron-LM's spelling and the seed's (resolve/expertgrid.h): one
+// stated fills the other where the other can say it; both stated must say the same.
+void Resolver::resolveExpertTp() {
+    ExecSpec& e = exec();
+    const std::int64_t tp = *e.tp;
+    if (e.expert_tp && e.etp) {
+        if (const std::int64_t seed = seedExpertTp(*e.etp, tp); seed != *e.expert_tp)
+            refuse("exec.expert_tp", "states " + num(*e.expert_tp) + " expert tensor-parallel ranks, but etp: " + num(*e.etp) +
+                                         (*e.etp > 1 ? std::string() : " (at most 1: the dense tp, the seed's rule)") +
+                                         " states " + num(seed) + "; state one of expert_tp and etp");
+        return;
+    }
+    if (e.etp) {
+        fill("exec.expert_tp", e.expert_tp, seedExpertTp(*e.etp, tp), Origin::Derived,
+             *e.etp > 1 ? "etp" : "etp " + num(*e.etp) + ": at most 1 runs the experts at tp (the seed's rule)");
+        return;
+    }
+    if (e.expert_tp) {
+        // etp says a degree above 1, or tp; 1 beside tp > 1 it cannot say, and stays unstated.
+        if (*e.expert_tp > 1 || tp == 1)
+            fill("exec.etp", e.etp, *e.expert_tp, Origin::Derived, "expert_tp, in the seed's spelling");
+        return;
+    }
+    fill("exec.expert_tp", e.expert_tp, tp, Origin::Default,
+         "tp: Megatron-LM runs the experts at --tensor-model-parallel-size unless --expert-tensor-parallel-size says "
+         "otherwise (the seed's etp rule too)");
 }
 
 void Resolver::resolveExecStrategy() {
@@ -157,21 +186,29 @@ void Resolver::resolveExecStrategy() {
             refuse("exec.sequence_parallel", "seq_length (" + num(s) + ") must be a multiple of tp·cp (" + num(tp * cp) + ")");
     }
 
-    // Experts.
+    // Experts: their own grid over the stage's ranks (resolve/expertgrid.h).
     if (!isMoe(m)) {
         if (ep > 1) refuse("exec.ep", "needs a mixture-of-experts model, and this one has no routed experts");
     } else {
+        const bool megatron = e.expert_tp.has_value();  // stated in Megatron's spelling
+        resolveExpertTp();
         const std::int64_t experts = *m.num_experts, etp = expertTp(e);
+        const std::optional<ExpertGrid> grid = expertGrid(tp, cp, dp, ep, etp);
         if (experts % ep != 0) refuse("exec.ep", "must divide num_experts (" + num(experts) + "), got " + num(ep));
-        else if (const std::optional<std::int64_t> ranks = product({ep, etp}); !ranks || (dp * tp * cp) % *ranks != 0)
-            refuse("exec.ep", "ep · expert tensor parallelism = " + productText({ep, etp}) +
-                                  " ranks must divide dp·tp·cp = " + num(dp * tp * cp) +
-                                  (e.etp.value_or(0) > 1 ? std::string() : " (experts run at tp, since etp is at most 1)"));
+        else if (!grid)
+            refuse(megatron ? "exec.expert_tp" : "exec.ep",
+                   "ep · expert tensor parallelism = " + productText({ep, etp}) +
+                       " ranks must divide dp·tp·cp = " + num(dp * tp * cp) + ", the ranks the expert grid folds over" +
+                       (megatron || e.etp.value_or(0) > 1 ? std::string()
+                        : e.etp ? " (experts run at tp, since etp is at most 1; expert_tp: 1 keeps them whole)"
+                                : " (experts run at tp; expert_tp: 1, Megatron-LM's --expert-tensor-parallel-size 1, "
+                                  "keeps them whole)"));
         if (m.moe_intermediate_size && *m.moe_intermediate_size % etp != 0)
-            refuse("exec.etp", "expert tensor parallelism (" + num(etp) + ") must divide moe_intermediate_size (" +
-                                   num(*m.moe_intermediate_size) + ")");
-        if (e.expert_shard && (dp * tp * cp / ep) % *e.expert_shard != 0)
-            refuse("exec.expert_shard", "must divide the expert data-parallel group dp·tp·cp/ep (" + num(dp * tp * cp / ep) +
+            refuse(megatron ? "exec.expert_tp" : "exec.etp", "expert tensor parallelism (" + num(etp) +
+                                                                 ") must divide moe_intermediate_size (" +
+                                                                 num(*m.moe_intermediate_size) + ")");
+        if (e.expert_shard && grid && grid->dp % *e.expert_shard != 0)
+            refuse("exec.expert_shard", "must divide the expert data-parallel group dp·tp·cp/(ep·expert_tp) (" + num(grid->dp) +
                                             "), got " + num(*e.expert_shard));
     }
 

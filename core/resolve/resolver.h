@@ -45,6 +45,7 @@ public:
     void resolveCluster();
     void resolveExecRun();       // defaults and run-wide rules (byte widths, sequence, optimizer)
     void resolveExecStrategy();  // degrees, batch, pipeline, recompute: what a search varies
+    void resolveExpertTp();      // expert_tp and etp, each from the other
 
 private:
     ResolvedScenario m_out;

@@ -20,6 +20,7 @@ std::string Candidate::label() const {
                   (long long)mbs, (long long)mbn, recomputeName(recompute).c_str(), scheduleName(schedule),
                   sp ? " sp" : "", fsdp ? " fsdp" : gradSharded ? " zero2" : optimizerSharded ? " zero1" : "");
     std::string out = buffer;
+    if (expertTpUsed() != tp) out += " expert_tp" + std::to_string(expertTpUsed());
     if (plan) {  // the planned placement, when it is not the even split
         bool even = true;
         for (const auto& chunk : plan->partition)

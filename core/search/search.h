@@ -32,7 +32,11 @@ namespace tessera::core {
 struct Candidate {
     std::uint64_t index = 0;  // position in the space: ties resolve by it
     std::int64_t dp = 1, tp = 1, pp = 1, vpp = 1, cp = 1, ep = 1, mbs = 1, mbn = 1;
-    std::int64_t etp = 1;             // as stated: at most 1 runs experts at tp
+    // The expert TP degree in the spelling the space states it (resolve/expertgrid.h): the
+    // seed's etp (at most 1 runs experts at tp), or, when expertTp > 0, Megatron's expert_tp.
+    std::int64_t etp = 1;
+    std::int64_t expertTp = 0;
+    std::int64_t expertTpUsed() const { return expertTp > 0 ? expertTp : seedExpertTp(etp, tp); }
     std::int64_t optimizerShard = 0;  // 0: the whole data-parallel group
     std::int64_t dpShard = 0;         // the searched FSDP degree; 0: dp_shard not searched
     std::uint32_t placement = 0;      // SearchSpace::placements index, when a placement is stated

@@ -147,9 +147,33 @@ SearchSetup searchSetup(const Scenario& scenario) {
     sp.vpp = counts(search, "vpp", e.vpp, vppAuto, varied);
     sp.ep = counts(search, "ep", e.ep, isMoe(m) ? divisors(*m.num_experts, sp.devices) : std::vector<std::int64_t>{1}, varied);
     sp.mbs = counts(search, "micro_batch_size", e.micro_batch_size, divisors(sp.globalBatch, 8), varied);
-    // etp is never searched by the seed: `auto` keeps the dense tp (1); a list is tried.
-    sp.etp = counts(search, "etp", e.etp ? std::optional<std::int64_t>(std::max<std::int64_t>(*e.etp, 1)) : std::nullopt,
-                    {1}, varied);
+    // The expert TP degree, in one spelling (resolve/expertgrid.h). etp is never searched by
+    // the seed: `auto` keeps the dense tp (1); a list is tried. expert_tp's `auto` tries
+    // every degree that divides the devices and the expert width; each candidate keeps
+    // those its expert grid folds (ep · expert_tp dividing tp·cp·dp).
+    const SearchAxis* etpAxis = axis(search, "etp");
+    const SearchAxis* expertTpAxis = axis(search, "expert_tp");
+    if (etpAxis && expertTpAxis)
+        d.add(s.markOf("search.space.expert_tp"), "search.space.expert_tp",
+              "etp and expert_tp are two spellings of the expert TP degree: search one of them");
+    else if (etpAxis && e.expert_tp)
+        d.add(s.markOf("search.space.etp"), "search.space.etp",
+              "exec states expert_tp, the other spelling of the expert TP degree: remove one of the two");
+    else if (expertTpAxis && e.etp)
+        d.add(s.markOf("search.space.expert_tp"), "search.space.expert_tp",
+              "exec states etp, the other spelling of the expert TP degree: remove one of the two");
+    if (expertTpAxis && !isMoe(m))
+        d.add(s.markOf("search.space.expert_tp"), "search.space.expert_tp", "applies to mixture-of-experts models only");
+    sp.megatronExpertTp = expertTpAxis || (!etpAxis && e.expert_tp);
+    if (sp.megatronExpertTp) {
+        std::vector<std::int64_t> expertTpAuto;
+        for (std::int64_t t : divisors(sp.devices, sp.devices))
+            if (m.moe_intermediate_size.value_or(0) % t == 0) expertTpAuto.push_back(t);
+        sp.etp = counts(search, "expert_tp", e.expert_tp, expertTpAuto, varied);
+    } else {
+        sp.etp = counts(search, "etp", e.etp ? std::optional<std::int64_t>(std::max<std::int64_t>(*e.etp, 1)) : std::nullopt, {1},
+                        varied);
+    }
     // 0 stands for "the whole data-parallel group", what an unstated shard means.
     sp.optimizerShard = counts(search, "optimizer_shard", e.optimizer_shard ? e.optimizer_shard : std::optional<std::int64_t>(0),
                                {0}, varied);

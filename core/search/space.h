@@ -26,7 +26,10 @@ enum class RecomputeMode : std::uint8_t { None, Selective, Full, PerLayer };
 
 struct SearchSpace {
     std::vector<std::int64_t> tp, pp, vpp, cp, ep, mbs;
-    std::vector<std::int64_t> etp;             // expert tensor parallelism; <= 1: the dense tp (seed)
+    // Expert tensor parallelism, in the seed's spelling (etp: <= 1, the dense tp) or, when
+    // megatronExpertTp, Megatron's (expert_tp: the degree itself); resolve/expertgrid.h.
+    std::vector<std::int64_t> etp;
+    bool megatronExpertTp = false;
     std::vector<std::int64_t> optimizerShard;  // ranks a shard spans; 0: the whole data-parallel group
     // HyperParallel's FSDP degree; it then decides the three sharding axes. 0: not searched.
     std::vector<std::int64_t> dpShard;

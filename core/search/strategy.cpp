@@ -7,7 +7,9 @@ namespace tessera::core {
 
 ExecSpec strategyExec(const Candidate& c) {
     ExecSpec e;
-    e.dp = c.dp, e.tp = c.tp, e.pp = c.pp, e.vpp = c.vpp, e.cp = c.cp, e.ep = c.ep, e.etp = c.etp;
+    e.dp = c.dp, e.tp = c.tp, e.pp = c.pp, e.vpp = c.vpp, e.cp = c.cp, e.ep = c.ep;
+    if (c.expertTp > 0) e.expert_tp = c.expertTp;  // in the spelling the space states
+    else e.etp = c.etp;
     e.micro_batch_size = c.mbs, e.micro_batch_num = c.mbn, e.global_batch_size = c.mbs * c.mbn * c.dp;
     e.sequence_parallel = c.sp;
     e.optimizer_parallel = c.optimizerSharded, e.grad_shard = c.gradSharded, e.grad_shard_as_params = c.fsdp;

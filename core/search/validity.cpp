@@ -36,14 +36,16 @@ std::string refusalText(Refusal r) {
     case Refusal::InterleavedGroups: return "the interleaved schedule needs micro-batches in multiples of pp";
     case Refusal::ExpertsOnDense: return "expert parallelism on a dense model";
     case Refusal::ExpertsNotDivided: return "ep does not divide the experts";
-    case Refusal::ExpertGroupsNotFitting: return "ep · expert tensor parallelism does not divide dp·tp·cp";
+    case Refusal::ExpertGroupsNotFitting:
+        return "ep · expert tensor parallelism does not divide dp·tp·cp (the expert grid does not fold)";
     case Refusal::ContextSequence: return "the sequence is not a multiple of 2·cp";
     case Refusal::SequenceParallelSequence: return "the sequence is not a multiple of tp·cp";
     case Refusal::ShardingWithoutOptimizer: return "sharded gradients or FSDP need optimizer sharding";
     case Refusal::ShardingRedundant: return "FSDP already shards gradients (grad_shard is redundant)";
     case Refusal::ScheduleWithoutPipeline: return "a pipeline schedule other than 1f1b without pipelining (the same strategy)";
     case Refusal::SelectiveKeepsEverything: return "selective recompute drops nothing here (flash attention keeps no scores): the same as none";
-    case Refusal::ExpertWidthNotDivided: return "etp does not divide the expert width";
+    case Refusal::ExpertWidthNotDivided: return "the expert TP degree does not divide the expert width";
+    case Refusal::ExpertTpDisagrees: return "the stated etp reads as another expert TP degree than expert_tp at this tp";
     case Refusal::AllToAllHeads: return "all-to-all context parallelism: the heads per TP rank are not a multiple of cp";
     case Refusal::ShardNotDividing: return "optimizer_shard does not divide the data-parallel group";
     case Refusal::ShardWithoutOptimizer: return "optimizer_shard without optimizer sharding (the same strategy)";
@@ -85,6 +87,7 @@ Validity::Validity(const SearchSetup& setup) : m_setup(setup) {
     m_linValue = m.linValueHeads;
     const ExecSpec& e = setup.base.scenario.exec;
     m_expertShard = e.expert_shard.value_or(0);
+    if (setup.space.megatronExpertTp) m_statedEtp = e.etp;
     m_accumulationOff = e.grad_accumulation == false;
     m_deferred = *e.deferred_grad_accumulation;
     m_p2pOverlap = e.overlap_p2p_comm;
@@ -111,7 +114,9 @@ Refusal Validity::check(const std::size_t* d, Candidate& c) const {
     c.tp = s.tp[d[0]], c.pp = s.pp[d[1]], c.cp = s.cp[d[2]], c.vpp = s.vpp[d[3]], c.ep = s.ep[d[4]], c.mbs = s.mbs[d[5]];
     c.sp = s.sp[d[6]], c.optimizerSharded = s.optimizerSharded[d[7]], c.gradSharded = s.gradSharded[d[8]];
     c.fsdp = s.fsdp[d[9]], c.recompute = s.recompute[d[10]], c.schedule = s.schedule[d[11]];
-    c.etp = s.etp[d[12]], c.optimizerShard = s.optimizerShard[d[13]], c.dpShard = s.dpShard[d[14]];
+    c.optimizerShard = s.optimizerShard[d[13]], c.dpShard = s.dpShard[d[14]];
+    if (s.megatronExpertTp) c.expertTp = s.etp[d[12]], c.etp = 0;
+    else c.etp = s.etp[d[12]], c.expertTp = 0;
     if (c.dpShard > 0) {  // HyperParallel's FSDP degree decides the sharding
         const bool sharded = c.dpShard > 1;
         c.optimizerSharded = sharded, c.fsdp = sharded, c.gradSharded = false;
@@ -181,11 +186,12 @@ Refusal Validity::check(const std::size_t* d, Candidate& c) const {
     if (m_accumulationOff && c.mbn > 1) return Refusal::AccumulationOff;
     if (m_experts <= 1 && c.ep > 1) return Refusal::ExpertsOnDense;
     if (m_experts > 1 && m_experts % c.ep != 0) return Refusal::ExpertsNotDivided;
-    const std::int64_t expertTp = c.etp > 1 ? c.etp : c.tp;
-    if ((c.dp * c.tp * c.cp) % (c.ep * expertTp) != 0) return Refusal::ExpertGroupsNotFitting;
+    const std::int64_t expertTp = c.expertTpUsed();
+    if (m_experts > 1 && m_statedEtp && seedExpertTp(*m_statedEtp, c.tp) != expertTp) return Refusal::ExpertTpDisagrees;
+    const std::optional<ExpertGrid> grid = expertGrid(c.tp, c.cp, c.dp, c.ep, expertTp);
+    if (m_experts > 1 && !grid) return Refusal::ExpertGroupsNotFitting;
     if (m_experts > 1 && m_expertWidth % expertTp != 0) return Refusal::ExpertWidthNotDivided;
-    if (m_experts > 1 && m_expertShard > 0 && (c.dp * c.tp * c.cp / c.ep) % m_expertShard != 0)
-        return Refusal::ExpertShardNotDividing;
+    if (m_experts > 1 && m_expertShard > 0 && grid && grid->dp % m_expertShard != 0) return Refusal::ExpertShardNotDividing;
     if (c.cp > 1 && m_setup.input.strategy.cpAlgorithm == CpAlgorithm::Ring && m_seq % (2 * c.cp) != 0)
         return Refusal::ContextSequence;
     if (c.cp > 1 && m_setup.input.strategy.cpAlgorithm != CpAlgorithm::Ring && ((m_heads / c.tp) % c.cp || m_seq % c.cp))
@@ -212,13 +218,12 @@ Refusal Validity::check(const std::size_t* d, Candidate& c) const {
 void Validity::fill(const Candidate& c, CostInput& in) const {
     Strategy& st = in.strategy;
     st.dp = c.dp, st.tp = c.tp, st.pp = c.pp, st.vpp = c.vpp, st.cp = c.cp, st.ep = c.ep;
-    st.etp = c.etp > 1 ? c.etp : c.tp;
+    st.etp = c.expertTpUsed();
     st.mbs = c.mbs, st.mbn = c.mbn, st.sp = c.sp;
     st.optimizerSharded = c.optimizerSharded, st.gradSharded = c.gradSharded, st.fsdp = c.fsdp;
     const std::int64_t domain = c.dp * (st.shardSpansCp ? c.cp : 1);
     st.optimizerShard = c.optimizerSharded ? (c.optimizerShard > 0 ? c.optimizerShard : domain) : 1;
-    const std::int64_t expertGroup = std::max<std::int64_t>(1, c.dp * c.tp * c.cp / (c.ep * st.etp));
-    st.expertShard = c.optimizerSharded ? (m_expertShard > 0 ? m_expertShard : expertGroup) : 1;
+    st.expertShard = c.optimizerSharded ? (m_expertShard > 0 ? m_expertShard : expertGridOf(st).dp) : 1;
     st.schedule = c.schedule;
     st.overlapP2p = m_p2pOverlap.value_or(c.schedule == Schedule::Interleaved);
     if (m_setup.space.placements.empty()) st.partition.clear();

@@ -68,6 +68,7 @@ enum class Refusal : std::uint8_t {
     SeqPipeWithoutSplit,
     SeqPartContext,
     SimulationTooLong,
+    ExpertTpDisagrees,
     Count
 };
 inline constexpr std::size_t kRefusalReasons = std::size_t(Refusal::Count);
@@ -88,6 +89,7 @@ private:
     const SearchSetup& m_setup;
     std::int64_t m_heads, m_kvHeads, m_layers, m_experts, m_expertWidth, m_seq, m_linKey, m_linValue;
     std::int64_t m_expertShard = 0;       // stated exec.expert_shard; 0: the whole expert data-parallel group
+    std::optional<std::int64_t> m_statedEtp;  // exec.etp stated beside a searched or stated expert_tp
     bool m_accumulationOff = false;       // stated grad_accumulation: false
     bool m_deferred = false;              // stated deferred_grad_accumulation: true
     std::optional<bool> m_p2pOverlap;     // stated overlap_p2p_comm (unstated: follows each candidate's schedule)

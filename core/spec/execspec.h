@@ -50,6 +50,10 @@ struct RecomputeRange {
 
 struct ExecSpec {
     std::optional<std::int64_t> dp, tp, pp, vpp, cp, ep, etp;
+    // Megatron-LM's --expert-tensor-parallel-size: the expert layers' own TP degree, not
+    // tied to tp (MoE parallel folding). etp is the seed's spelling, where at most 1 means
+    // tp; resolve fills each from the other (resolve/expertgrid.h).
+    std::optional<std::int64_t> expert_tp;
     std::optional<bool> sequence_parallel, shard_activations, loss_parallel;
     std::optional<std::int64_t> micro_batch_size, micro_batch_num, global_batch_size;
     std::optional<bool> optimizer_parallel;
@@ -100,7 +104,11 @@ void visit(Spec& e, V& v) {
     v.integer({"vpp", "Virtual pipeline chunks per stage (interleaved schedule)"}, e.vpp, count);
     v.integer({"cp", "Context-parallel degree (sequence split across devices)"}, e.cp, count);
     v.integer({"ep", "Expert-parallel degree"}, e.ep, count);
-    v.integer({"etp", "Expert tensor-parallel degree; at most 1 runs experts at the dense tp"}, e.etp, size);
+    v.integer({"etp", "Expert tensor-parallel degree; at most 1 runs experts at the dense tp (the seed's spelling)"}, e.etp, size);
+    v.integer({"expert_tp", "The expert layers' tensor-parallel degree, independent of tp (Megatron-LM "
+               "--expert-tensor-parallel-size, torchtitan expert_tensor_parallel_degree): the expert grid is "
+               "ep x expert_tp x expert data parallelism over the dense grid's dp·tp·cp ranks; 1 keeps each expert "
+               "whole on its ep rank; unstated: etp's reading"}, e.expert_tp, count);
     v.flag({"sequence_parallel", "Split norm and dropout activations along the sequence over the TP group"}, e.sequence_parallel);
     v.flag({"shard_activations", "TP shards the activations between layers and the output layer's"}, e.shard_activations);
     v.flag({"loss_parallel", "Loss on vocabulary-sharded logits rather than gathered ones"}, e.loss_parallel);

@@ -14,6 +14,10 @@ std::span<const AxisInfo> searchAxes() {
         {"cp", AxisType::Count, true, true},
         {"ep", AxisType::Count, true, true},
         {"etp", AxisType::Count, true, false},
+        {"expert_tp", AxisType::Count, true, false,
+         "the expert layers' TP degree in Megatron-LM's spelling (--expert-tensor-parallel-size; 1: experts whole on "
+         "each ep rank): auto tries the degrees dividing the devices and the expert width, each candidate those whose "
+         "ep · expert_tp divides its tp·cp·dp; search it or etp, not both"},
         {"micro_batch_size", AxisType::Count, true, true},
         {"micro_batch_num", AxisType::Count, true, true},
         {"optimizer_shard", AxisType::Count, true, false},

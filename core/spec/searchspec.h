@@ -35,9 +35,9 @@ struct AxisInfo {
     // The search varies it. The others are read (a file may name them) and refused
     // by name when the search starts, so a stated axis is never dropped in silence.
     bool searched;
-    // In the default space. etp and optimizer_shard are not: their `auto` is one
-    // convention (experts at the dense tp; one shard over the whole data-parallel
-    // group), so naming them by default would replace a stated value, not search it.
+    // In the default space. etp, expert_tp and optimizer_shard are not: their unstated
+    // value is one convention (experts at the dense tp; one shard over the whole
+    // data-parallel group), so naming them by default would replace a stated value, not search it.
     bool inDefaultSpace;
     // What the axis varies, for an axis that is not one exec key (empty: exec.<key>).
     std::string_view help = {};

@@ -210,7 +210,21 @@ std::string trainYaml(const ResolvedScenario& r, const Value* original) {
                                                                                   : *e.pp_schedule));
     put(acc, "sequence_parallel", Value::boolean(*e.sequence_parallel), {"use_seq_parallel"});
     put(acc, "context_parallel_algo", Value::string(*e.cp_algo));
-    if (e.etp.value_or(0) > 1) put(acc, "expert_tensor_parallel_degree", Value::integer(*e.etp));
+    // HyperParallel's expert_tensor_parallel_degree is the seed's etp: at most 1 means the
+    // dense tp (resolve/expertgrid.h), so experts whole beside tp > 1 (Megatron-LM's
+    // --expert-tensor-parallel-size 1) have no spelling there: refused rather than written
+    // as experts at tp. A degree at tp is written out when the seed's estimator would read
+    // an unstated one as 1 (it does when tp·ep passes dp·tp, reference §4.2).
+    const ModelSpec& m = r.scenario.model;
+    const std::int64_t expertDegree = isMoe(m) ? expertTp(e) : e.etp.value_or(0);
+    if (isMoe(m) && expertDegree == 1 && *e.tp > 1)
+        throw SpecError(Diagnostic{r.scenario.markOf("exec.expert_tp"), "exec.expert_tp",
+                                   "HyperParallel's accelerator.expert_tensor_parallel_degree reads 1 or less as the dense "
+                                   "tp (" + num(*e.tp) + "), so experts whole on each ep rank (expert_tp: 1 beside tp " +
+                                   num(*e.tp) + ") cannot be written as a train.yaml; state expert_tp: " + num(*e.tp) +
+                                   " to export it (priced differently)"});
+    if (expertDegree > 1 && (e.etp.value_or(0) > 1 || expertDegree != *e.tp || *e.ep > dp))
+        put(acc, "expert_tensor_parallel_degree", Value::integer(expertDegree));
     else acc.erase("expert_tensor_parallel_degree");
     // The FSDP degree below is the whole sharding statement; these would override it.
     for (const char* key : {"dp_replicate", "dp_shard", "micro_batch_num", "optimizer_weight_shard_size"}) acc.erase(key);

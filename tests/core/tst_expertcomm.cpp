@@ -187,26 +187,41 @@ void TestExpertComm::deepSeekV3() {
     QVERIFY(remote > 3.0 && remote < 3.5);
 }
 
-// The ep group's ranks share a node as far as the dimensions numbered inside it allow.
+// The ep group's ranks share a node as far as the dimensions numbered inside it allow:
+// on the expert grid (MoE parallel folding), the expert TP ranks inside it, not the dense tp·cp.
 void TestExpertComm::epRanksPerNodeFollowTheRankOrder() {
     Strategy s;
     s.dp = 64;
     s.ep = 64;
     QCOMPARE(groupLinks(s, 8).epPerNode, std::int64_t(8));
-    s.tp = 2;
+    s.tp = s.etp = 2;
     s.dp = 32;
     s.ep = 32;
     QCOMPARE(groupLinks(s, 8).epPerNode, std::int64_t(4));
-    s.tp = 8;
+    s.tp = s.etp = 8;
     s.dp = 8;
     s.ep = 8;
     QCOMPARE(groupLinks(s, 8).epPerNode, std::int64_t(1));
     QCOMPARE(groupLinks(s, 8).ep, Link::Inter);
-    s.tp = 1;
+    QCOMPARE(groupLinks(s, 8).etp, Link::Intra);
+    // Experts whole beside tp 8: the ep group is the tp ranks of one node (Megatron-LM's
+    // expert RankGenerator numbers expert TP, then EP), the expert replicas over nodes.
+    s.etp = 1;
+    QCOMPARE(groupLinks(s, 8).epPerNode, std::int64_t(8));
+    QCOMPARE(groupLinks(s, 8).ep, Link::Intra);
+    QCOMPARE(groupLinks(s, 8).edp, Link::Inter);
+    s.tp = s.etp = 1;
     s.dp = 4;
     s.ep = 4;
     QCOMPARE(groupLinks(s, 8).epPerNode, std::int64_t(4));
     QCOMPARE(groupLinks(s, 8).ep, Link::Intra);
+    // Context parallelism folds into the expert grid: cp 2 beside tp 2 (Qwen3-235B's
+    // recipe, etp 1, ep 8) leaves the ep group on one node's eight ranks.
+    s.tp = 4, s.cp = 2, s.dp = 2, s.ep = 8, s.etp = 1;
+    QCOMPARE(groupLinks(s, 8).epPerNode, std::int64_t(8));
+    QCOMPARE(groupLinks(s, 8).ep, Link::Intra);
+    QCOMPARE(groupLinks(s, 8).cp, Link::Intra);
+    QCOMPARE(groupLinks(s, 8).dp, Link::Inter);
 }
 
 QTEST_GUILESS_MAIN(TestExpertComm)

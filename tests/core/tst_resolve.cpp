@@ -1,6 +1,8 @@
 // resolve(): what is filled, from where, and the derivations between fields.
 #include <QtTest>
 
+#include <cstring>
+
 #include "io/scenarioio.h"
 #include "pipeline/partition.h"
 #include "resolve/resolve.h"
@@ -142,6 +144,94 @@ private slots:
         const Scenario json = parseScenario(R"({"model": "llama3-8b", "cluster": {"device": "h100-sxm", "devices": 16},
             "exec": {"tp": 8, "seq_length": 8192, "global_batch_size": 32}})", "t.json", Format::Json, "");
         QVERIFY(yaml == json);
+    }
+
+    // The expert TP degree in two spellings (resolve/expertgrid.h): Megatron's expert_tp,
+    // the degree, and the seed's etp, where at most 1 means tp. One stated fills the other
+    // where the other can say it; unstated, the experts run at tp. Mixtral 8x7B on 16
+    // devices; `etp` -1: left unstated (etp cannot say 1 beside tp > 1).
+    void expertTpIsFilled_data() {
+        QTest::addColumn<QString>("exec");
+        QTest::addColumn<qint64>("expertTp");
+        QTest::addColumn<qint64>("etp");
+        QTest::addColumn<QString>("filled");  // the filled field and what show writes beside it
+        QTest::newRow("neither: tp") << "tp: 2" << qint64(2) << qint64(-1)
+                                     << "exec.expert_tp=default: tp: Megatron-LM runs the experts at --tensor-model-parallel-size";
+        QTest::newRow("etp 0: tp") << "tp: 2, etp: 0" << qint64(2) << qint64(0)
+                                   << "exec.expert_tp=derived: etp 0: at most 1 runs the experts at tp (the seed's rule)";
+        QTest::newRow("etp 1: tp") << "tp: 4, etp: 1, ep: 4" << qint64(4) << qint64(1)
+                                   << "exec.expert_tp=derived: etp 1: at most 1 runs the experts at tp (the seed's rule)";
+        QTest::newRow("etp 4") << "tp: 2, etp: 4, ep: 2" << qint64(4) << qint64(4) << "exec.expert_tp=derived: etp";
+        QTest::newRow("expert_tp 4") << "tp: 2, expert_tp: 4, ep: 2, sequence_parallel: true" << qint64(4) << qint64(4)
+                                     << "exec.etp=derived: expert_tp, in the seed's spelling";
+        QTest::newRow("expert_tp 1 at tp 1") << "expert_tp: 1, ep: 8" << qint64(1) << qint64(1)
+                                             << "exec.etp=derived: expert_tp, in the seed's spelling";
+        QTest::newRow("expert_tp 1 beside tp 2") << "tp: 2, expert_tp: 1, ep: 8, sequence_parallel: true" << qint64(1)
+                                                 << qint64(-1) << "";
+        QTest::newRow("both, agreeing") << "tp: 2, etp: 1, expert_tp: 2" << qint64(2) << qint64(1) << "";
+    }
+    void expertTpIsFilled() {
+        QFETCH(QString, exec);
+        QFETCH(qint64, expertTp);
+        QFETCH(qint64, etp);
+        QFETCH(QString, filled);
+        const ResolvedScenario r = resolveText("model: mixtral-8x7b\ncluster: {device: h100-sxm, devices: 16}\nexec: {" +
+                                               exec.toStdString() + ", seq_length: 4096, global_batch_size: 64}\n");
+        const ExecSpec& e = r.scenario.exec;
+        QCOMPARE(qint64(*e.expert_tp), expertTp);
+        QCOMPARE(qint64(e.etp.value_or(-1)), etp);
+        QCOMPARE(qint64(tessera::core::expertTp(e)), expertTp);
+        int fills = 0;
+        for (const char* key : {"exec.expert_tp", "exec.etp"})
+            if (const auto it = r.filled.find(key); it != r.filled.end()) {
+                ++fills;
+                QVERIFY2(filled.startsWith(QString(key) + "=") &&
+                             QString::fromStdString(it->second.text()).startsWith(filled.mid(int(std::strlen(key)) + 1)),
+                         qPrintable(QString(key) + " " + QString::fromStdString(it->second.text())));
+            }
+        QCOMPARE(fills, filled.isEmpty() ? 0 : 1);
+        // The grid folds over dp·tp·cp: its expert dp is what ep·expert_tp leaves.
+        const std::optional<ExpertGrid> grid = expertGrid(*e.tp, *e.cp, *e.dp, *e.ep, expertTp);
+        QVERIFY(grid);
+        QCOMPARE(grid->dp, *e.tp * *e.cp * *e.dp / (*e.ep * expertTp));
+    }
+
+    // Refused by name: the two spellings disagreeing, a grid that does not fold, a width
+    // the degree does not divide, expert_tp on a dense model.
+    void expertTpIsRefused_data() {
+        QTest::addColumn<QString>("yaml");
+        QTest::addColumn<QString>("message");
+        const QString mixtral = "model: mixtral-8x7b\ncluster: {device: h100-sxm, devices: 16}\n"
+                                "exec: {seq_length: 4096, global_batch_size: 64, ";
+        QTest::newRow("etp 0 says tp, expert_tp 1") << mixtral + "tp: 2, etp: 0, expert_tp: 1}"
+            << "exec.expert_tp: states 1 expert tensor-parallel ranks, but etp: 0 (at most 1: the dense tp, the seed's "
+               "rule) states 2; state one of expert_tp and etp";
+        QTest::newRow("etp 4, expert_tp 2") << mixtral + "tp: 2, etp: 4, expert_tp: 2, ep: 2}"
+            << "exec.expert_tp: states 2 expert tensor-parallel ranks, but etp: 4 states 4; state one of expert_tp and etp";
+        QTest::newRow("expert_tp grid does not fold") << mixtral + "tp: 2, expert_tp: 4, ep: 8}"
+            << "exec.expert_tp: ep · expert tensor parallelism = 8·4 = 32 ranks must divide dp·tp·cp = 16, the ranks the "
+               "expert grid folds over";
+        QTest::newRow("seed rule does not fold: expert_tp named") << mixtral + "tp: 4, cp: 2, ep: 8}"
+            << "exec.ep: ep · expert tensor parallelism = 8·4 = 32 ranks must divide dp·tp·cp = 16, the ranks the expert "
+               "grid folds over (experts run at tp; expert_tp: 1, Megatron-LM's --expert-tensor-parallel-size 1, keeps "
+               "them whole)";
+        QTest::newRow("expert_tp not dividing the width")
+            << "model: mixtral-8x7b\ncluster: {device: h100-sxm, devices: 24}\n"
+               "exec: {seq_length: 4096, global_batch_size: 48, expert_tp: 3}"
+            << "exec.expert_tp: expert tensor parallelism (3) must divide moe_intermediate_size (14336)";
+        QTest::newRow("expert_tp on a dense model") << QString(kBase) + "exec: {seq_length: 4096, global_batch_size: 64, expert_tp: 1}"
+                                                    << "exec.expert_tp: applies to mixture-of-experts models only";
+    }
+    void expertTpIsRefused() {
+        QFETCH(QString, yaml);
+        QFETCH(QString, message);
+        try {
+            resolveText(yaml.toStdString() + "\n");
+            QFAIL("resolved");
+        } catch (const SpecError& e) {
+            QCOMPARE(e.diagnostics().size(), std::size_t{1});  // one mistake, one message
+            QCOMPARE(QString::fromStdString(e.diagnostics().front().path + ": " + e.diagnostics().front().message), message);
+        }
     }
 
     // Every problem of a file is reported in one pass, not just the first.

@@ -11,6 +11,7 @@
 #include "io/scenarioio.h"
 #include "model/estimate.h"
 #include "search/search.h"
+#include "search/strategy.h"
 
 using namespace tessera::core;
 
@@ -170,6 +171,56 @@ private slots:
         } catch (const SpecError& e) {
             QVERIFY(QString(e.what()).contains("search.space.expert_shard: is not searched yet"));
         }
+    }
+
+    // The expert TP degree is searched in one spelling (resolve/expertgrid.h): both axes,
+    // an axis beside the other spelling stated, or expert_tp on a dense model are refused
+    // by name before the search starts.
+    void expertTpSpellingsAreRefused_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("exec");
+        QTest::addColumn<QString>("space");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("both axes") << "mixtral-8x7b" << "" << "etp: [1, 2], expert_tp: [1, 2]"
+                                   << "search.space.expert_tp: etp and expert_tp are two spellings of the expert TP degree";
+        QTest::newRow("etp axis, expert_tp stated") << "mixtral-8x7b" << ", expert_tp: 1" << "etp: [1, 2]"
+                                                    << "search.space.etp: exec states expert_tp, the other spelling";
+        QTest::newRow("expert_tp axis, etp stated") << "mixtral-8x7b" << ", etp: 0" << "expert_tp: auto"
+                                                    << "search.space.expert_tp: exec states etp, the other spelling";
+        QTest::newRow("expert_tp axis, dense model") << "llama3-8b" << "" << "expert_tp: [1, 2]"
+                                                     << "search.space.expert_tp: applies to mixture-of-experts models only";
+    }
+    void expertTpSpellingsAreRefused() {
+        QFETCH(QString, model);
+        QFETCH(QString, exec);
+        QFETCH(QString, space);
+        QFETCH(QString, message);
+        try {
+            setupOf("model: " + model.toStdString() + "\ncluster: {device: h100-sxm, devices: 16}\n"
+                    "exec: {seq_length: 4096, global_batch_size: 64" + exec.toStdString() + "}\n"
+                    "search: {space: {tp: auto, " + space.toStdString() + "}}\n");
+            QFAIL("accepted");
+        } catch (const SpecError& e) {
+            QVERIFY2(QString(e.what()).contains(message), e.what());
+        }
+    }
+
+    // Searched in Megatron's spelling, a candidate with experts whole beside tp > 1 is
+    // written as expert_tp and prices as its scenario does.
+    void expertTpIsSearched() {
+        const SearchSetup setup = setupOf(
+            "model: mixtral-8x7b\ncluster: {device: h100-sxm, devices: 16}\n"
+            "exec: {seq_length: 4096, global_batch_size: 64, sequence_parallel: true, optimizer_parallel: true}\n"
+            "search: {space: {tp: [2, 4], ep: [4, 8], expert_tp: auto}, keep: 200}\n");
+        QVERIFY(setup.space.megatronExpertTp);
+        const SearchResult r = runSearch(setup);
+        const auto whole = std::find_if(r.top.begin(), r.top.end(), [](const Candidate& c) { return c.expertTpUsed() == 1; });
+        QVERIFY(whole != r.top.end());
+        QVERIFY(whole->tp > 1);
+        QVERIFY2(whole->label().find(" expert_tp1") != std::string::npos, whole->label().c_str());
+        const ExecSpec e = strategyExec(*whole);
+        QCOMPARE(*e.expert_tp, std::int64_t{1});
+        QVERIFY(!e.etp);
     }
 
     // The example scenarios' searches: the best fits, and is at least as fast as the

@@ -1,8 +1,8 @@
 // The search and resolve() are one truth. The search prices a candidate straight
 // into a CostInput and refuses it by integer rules (search/validity.h); a person's
 // scenario goes through resolve() and costInput(). Nothing in the types holds the
-// two together, so this does: for every candidate of three spaces (dense with
-// interleaving, MoE with EP and ETP, recompute and sharding), built as the search
+// two together, so this does: for every candidate of its spaces (dense with
+// interleaving, MoE with EP and ETP in either spelling, recompute and sharding, ...), built as the search
 // decodes them,
 //   - the search refuses it as invalid exactly when resolve() refuses the scenario
 //     that states it (search/strategy.h: scenarioFor), and a candidate the search
@@ -119,6 +119,23 @@ private slots:
             "search:\n  space: {tp: auto, pp: auto, cp: [1, 2], ep: auto, etp: [1, 2, 4], micro_batch_size: [1, 2],\n"
             "          sequence_parallel: auto, optimizer_parallel: auto, recompute: [none, full], pp_schedule: [1f1b, gpipe, zb-h1, dualpipe]}\n"
             "  constraints: {global_batch_size: 128}\n") << 18000;
+        // The expert layers' own TP degree in Megatron's spelling (resolve/expertgrid.h):
+        // expert_tp apart from tp, 1 (experts whole) up to 32, each candidate keeping those
+        // whose ep · expert_tp divides its tp·cp·dp (context parallelism folds into the expert
+        // grid), the expert gradients reduced over the expert dp. 4,608 candidates.
+        QTest::newRow("MoE, expert_tp apart from tp") << QString(
+            "model: mixtral-8x7b\ncluster: {device: h100-sxm, devices: 32}\n"
+            "exec: {seq_length: 4096}\n"
+            "search:\n  space: {tp: auto, pp: [1, 2, 4], cp: [1, 2], ep: auto, expert_tp: auto, micro_batch_size: [1],\n"
+            "          sequence_parallel: auto, optimizer_parallel: auto, recompute: [none, full]}\n"
+            "  constraints: {global_batch_size: 128}\n") << 4000;
+        // Both spellings stated: the seed's etp 0 reads as each candidate's tp, so only the
+        // candidates at tp 2 agree with expert_tp 2; the others are refused by both.
+        QTest::newRow("MoE, etp stated beside expert_tp") << QString(
+            "model: mixtral-8x7b\ncluster: {device: h100-sxm, devices: 16}\n"
+            "exec: {seq_length: 4096, etp: 0, expert_tp: 2}\n"
+            "search:\n  space: {tp: auto, pp: [1, 2], ep: auto, micro_batch_size: [1, 2], sequence_parallel: auto}\n"
+            "  constraints: {global_batch_size: 64}\n") << 100;
         // Mixtral 8x7B on 16 H100 with the expert all-to-all overlapped (Megatron's combined
         // 1F1B: pp 1 or interleaved, ep > 1; priced by simulating the pairs) and the
         // parameter gather not: the schedules and degrees it refuses, the ones it pairs.

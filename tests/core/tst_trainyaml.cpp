@@ -261,6 +261,51 @@ private slots:
         }
     }
 
+    // The expert TP degree in the train.yaml: the seed's expert_tensor_parallel_degree reads
+    // at most 1 as the dense tp, so experts whole beside tp > 1 are refused by name, and a
+    // degree it can say is written and read back as the same expert_tp. ep, tp, the stated
+    // expert_tp and etp (-1: unstated); `written`: the key's value, "absent", or the refusal.
+    void expertTpExport_data() {
+        QTest::addColumn<qint64>("ep");
+        QTest::addColumn<qint64>("tp");
+        QTest::addColumn<qint64>("expertTp");
+        QTest::addColumn<qint64>("etp");
+        QTest::addColumn<QString>("written");
+        QTest::newRow("expert_tp 1 beside tp 2") << qint64(8) << qint64(2) << qint64(1) << qint64(-1)
+            << "exec.expert_tp: HyperParallel's accelerator.expert_tensor_parallel_degree reads 1 or less as the dense tp (2)";
+        QTest::newRow("expert_tp 4 beside tp 2") << qint64(2) << qint64(2) << qint64(4) << qint64(-1) << "4";
+        QTest::newRow("expert_tp 2 at tp 2") << qint64(4) << qint64(2) << qint64(2) << qint64(-1) << "2";
+        QTest::newRow("expert_tp 1 at tp 1") << qint64(8) << qint64(1) << qint64(1) << qint64(-1) << "absent";
+        QTest::newRow("etp 0 beside tp 2 (the seed's tp)") << qint64(4) << qint64(2) << qint64(-1) << qint64(0) << "absent";
+    }
+    void expertTpExport() {
+        QFETCH(qint64, ep);
+        QFETCH(qint64, tp);
+        QFETCH(qint64, expertTp);
+        QFETCH(qint64, etp);
+        QFETCH(QString, written);
+        Scenario s = presetScenario("mixtral-8x7b-h100x32");
+        s.exec.ep = ep, s.exec.tp = tp, s.exec.sequence_parallel = tp > 1;
+        s.exec.etp.reset(), s.exec.expert_tp.reset();
+        if (expertTp > 0) s.exec.expert_tp = expertTp;
+        if (etp >= 0) s.exec.etp = etp;
+        s.exec.dp.reset(), s.exec.micro_batch_num.reset(), s.exec.optimizer_shard.reset();
+        s.exec.grad_shard_as_params = true;
+        const ResolvedScenario r = resolve(s);
+        std::string yaml;
+        try {
+            yaml = trainYaml(r, nullptr);
+        } catch (const SpecError& e) {
+            QVERIFY2(QString(e.what()).contains(written), e.what());
+            return;
+        }
+        const Value doc = parseDocument(yaml, "train.yaml", Format::Yaml);
+        const Value* key = doc.find("accelerator")->find("expert_tensor_parallel_degree");
+        QCOMPARE(key ? QString::number(key->asInt()) : QString("absent"), written);
+        const ResolvedScenario back = resolveTrain(doc, "h100-sxm", 32);
+        QCOMPARE(qint64(*back.scenario.exec.expert_tp), qint64(*r.scenario.exec.expert_tp));
+    }
+
     // zbv is HyperParallel's zero_bubble_v with pp_interleave_num 2, both ways.
     void zeroBubbleVRoundTrips() {
         Scenario s = presetScenario("llama3-70b-h100x64");

@@ -44,7 +44,9 @@ QVariant CandidatesModel::data(const QModelIndex& index, int role) const {
     case Pp: return qlonglong(c.pp);
     case Vpp: return qlonglong(c.vpp);
     case Cp: return qlonglong(c.cp);
-    case Ep: return qlonglong(c.ep);
+    case Ep:  // the expert TP degree beside it where it is not tp (resolve/expertgrid.h)
+        if (sortKey || c.expertTpUsed() == c.tp) return qlonglong(c.ep);
+        return tr("%1, expert tp %2").arg(c.ep).arg(c.expertTpUsed());
     case MicroBatch: return qlonglong(c.mbs);
     case MicroBatches: return qlonglong(c.mbn);
     case SequenceParallel: return sortKey ? QVariant(c.sp) : QVariant(c.sp ? tr("yes") : tr("no"));
