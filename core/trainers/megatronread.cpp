@@ -74,7 +74,7 @@ void readStrategy(Args& a, Builder& b, std::optional<std::int64_t> devices) {
     const std::string etpArg = "expert-tensor-parallel-size";
     if (a.has(etpArg))
         if (std::optional<Value> etp = statedExpertTp(a.integer(etpArg), a.mark(etpArg), t, a.spelled(etpArg), b.diagnostics()))
-            b.set("exec.etp", std::move(*etp));
+            b.set("exec.expert_tp", std::move(*etp));
     // Virtual stages: per rank, or as layers per virtual stage.
     std::optional<std::int64_t> vpp = count("vpp", "num-virtual-stages-per-pipeline-rank");
     if (const auto per = a.integer("num-layers-per-virtual-pipeline-stage")) {

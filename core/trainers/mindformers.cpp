@@ -239,7 +239,7 @@ Imported readMindFormers(const Value& root, const ImportCluster& cluster, Diagno
         if (const Value* cf = k.at(E + "capacity_factor"); cf && cf->asDouble() > 0) b.set("exec.capacity_factor", Value::number(cf->asDouble(), cf->mark()));
         if (const auto gmm = k.flag(E + "use_gmm")) b.set("exec.grouped_gemm", Value::boolean(*gmm, k.mark(E + "use_gmm")));
         if (const auto etp = k.integer(E + "expert_model_parallel", 0))
-            if (auto v = statedExpertTp(*etp <= 1 ? tp : *etp, k.mark(E + "expert_model_parallel"), tp, E + "expert_model_parallel", d)) b.set("exec.etp", *v);
+            if (auto v = statedExpertTp(*etp <= 1 ? tp : *etp, k.mark(E + "expert_model_parallel"), tp, E + "expert_model_parallel", d)) b.set("exec.expert_tp", *v);
     } else {
         size("num_experts", {"n_routed_experts"});
         size("num_experts_per_tok", {"num_experts_per_tok"});

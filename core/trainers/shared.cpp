@@ -5,6 +5,7 @@
 
 #include "io/presets.h"
 #include "io/scenarioio.h"
+#include "resolve/expertgrid.h"
 #include "trainyaml/shared.h"
 
 namespace tessera::core {
@@ -139,12 +140,12 @@ bool isPresetModel(const ResolvedScenario& r, const std::string& presetId) {
 
 std::optional<Value> statedExpertTp(std::optional<std::int64_t> stated, const Mark& mark, std::int64_t tp,
                                     const std::string& key, Diagnostics& d) {
-    if (!stated || *stated == tp) return std::nullopt;  // experts at the dense tp: exec.etp unstated says so
-    d.add(mark, key,
-          num(*stated) + " is not yet representable: the experts' tensor-parallel degree differs from the dense "
-          "layers' (" + num(tp) + "), and exec.etp still has the seed's meaning (at most 1: the dense tp); state " +
-          num(tp) + " or leave it out");
-    return std::nullopt;
+    if (!stated || *stated == tp) return std::nullopt;  // experts at the dense tp: exec.expert_tp unstated says so
+    if (*stated < 1) {
+        d.add(mark, key, "expected a whole number of at least 1, got " + num(*stated));
+        return std::nullopt;
+    }
+    return Value::integer(*stated, mark);  // exec.expert_tp: Megatron-LM's meaning (resolve/expertgrid.h)
 }
 
 std::int64_t writtenExpertTp(const ResolvedScenario& r) { return expertTp(r.scenario.exec); }

@@ -55,9 +55,8 @@ bool isPresetModel(const ResolvedScenario& r, const std::string& presetId);
 
 // The expert tensor-parallel degree a trainer states (Megatron-LM
 // --expert-tensor-parallel-size, torchtitan expert_tensor_parallel_degree) as
-// exec.etp, which still has the seed's meaning (at most 1: the dense tp). Only a
-// degree equal to tp (or none stated) means the same in both; any other is refused
-// by name as not yet representable. The one place that reads a trainer's etp.
+// exec.expert_tp, which has their meaning; nothing where it equals tp (the default).
+// The one place that reads a trainer's expert TP degree.
 std::optional<Value> statedExpertTp(std::optional<std::int64_t> stated, const Mark& mark, std::int64_t tp,
                                     const std::string& key, Diagnostics& d);
 // The degree to write back: the experts' tensor-parallel degree as Megatron-LM and

@@ -179,7 +179,11 @@ void readStrategy(Titan& t, Builder& b, const ImportCluster& cluster) {
         const Value* e = b.get("model.num_experts");
         return e && e->asInt() > 1;
     }();
-    if (ep > 1) statedExpertTp(etp.value_or(1), t.mark(P, "expert_tensor_parallel_degree"), tp, Titan::label(P, "expert_tensor_parallel_degree"), b.diagnostics());
+    // torchtitan's default is 1: experts whole on each ep rank.
+    if (ep > 1)
+        if (auto v = statedExpertTp(etp.value_or(1), t.mark(P, "expert_tensor_parallel_degree"), tp,
+                                    Titan::label(P, "expert_tensor_parallel_degree"), b.diagnostics()))
+            b.set("exec.expert_tp", std::move(*v));
     (void)moe;
     if (const auto lp = t.flag(P, "disable_loss_parallel")) b.set("exec.loss_parallel", Value::boolean(!*lp, t.mark(P, "disable_loss_parallel")));
     // Async TP runs only under torch.compile (job_config.py): without [compile] enable it changes nothing.

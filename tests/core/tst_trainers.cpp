@@ -242,9 +242,6 @@ private slots:
         QTest::addColumn<QString>("expected");
         const QString base = "--num-layers 8 --hidden-size 1024 --num-attention-heads 8 --tokenizer-type NullTokenizer "
                              "--vocab-size 1000 --seq-length 1024 --micro-batch-size 1 --global-batch-size 8 ";
-        QTest::newRow("etp other than tp") << base + "--tensor-model-parallel-size 2 --num-experts 4 --moe-token-dispatcher-type alltoall "
-                                                     "--expert-tensor-parallel-size 1"
-                                           << "--expert-tensor-parallel-size: 1 is not yet representable";
         QTest::newRow("uniform groups") << base + "--recompute-granularity full --recompute-method uniform --recompute-num-layers 2"
                                         << "--recompute-method: uniform groups of 2 layers are not yet representable";
         QTest::newRow("shell variable") << base + "--tensor-model-parallel-size $TP"
@@ -260,9 +257,6 @@ private slots:
                                            << "the allgather dispatcher (Megatron-LM's default) is not priced";
         QTest::newRow("stray word") << "export " + base << "exported:1:1: expected an argument such as --num-layers, got 'export'";
         QTest::newRow("toml syntax") << "[parallelism]\ntensor_parallel_degree = = 2\n" << "exported:2:";
-        QTest::newRow("torchtitan etp 1 under tp") << "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[parallelism]\ntensor_parallel_degree = 2\n"
-                                                      "expert_parallel_degree = 2\n"
-                                                   << "expert_tensor_parallel_degree: 1 is not yet representable";
     }
     void refusalsByName() {
         QFETCH(QString, text);
@@ -277,6 +271,22 @@ private slots:
             for (const Diagnostic& x : e.diagnostics()) d.add(x.mark, x.path, x.message);
         }
         QVERIFY2(QString::fromStdString(allOf(d)).contains(expected), qPrintable("expected \"" + expected + "\" in:\n" + QString::fromStdString(allOf(d))));
+    }
+
+    // Megatron-LM's --expert-tensor-parallel-size 1 beside tp 2 (experts whole on each ep rank)
+    // is exec.expert_tp, priced, and written back as stated.
+    void expertTpBesideTp() {
+        const std::string args = "--num-layers 8 --hidden-size 1024 --num-attention-heads 8 --tokenizer-type NullTokenizer "
+                                 "--vocab-size 1000 --seq-length 1024 --micro-batch-size 1 --global-batch-size 8 "
+                                 "--tensor-model-parallel-size 2 --sequence-parallel --num-experts 4 --moe-router-topk 2 "
+                                 "--moe-token-dispatcher-type alltoall --expert-model-parallel-size 4 --expert-tensor-parallel-size 1";
+        const Back back = importText(args, "etp.sh", "h100-sxm", 8);
+        QCOMPARE(*back.resolved.scenario.exec.expert_tp, std::int64_t{1});
+        QCOMPARE(*back.resolved.scenario.exec.tp, std::int64_t{2});
+        const Exported out = exportScenario(back.resolved, ExportTarget::Megatron);
+        QVERIFY2(out.text.find("--expert-tensor-parallel-size 1") != std::string::npos, out.text.c_str());
+        const Back again = importText(out.text, "again.sh", "h100-sxm", 8);
+        QCOMPARE(*again.resolved.scenario.exec.expert_tp, std::int64_t{1});
     }
 
     // An argument Tessera does not know is listed, with its line, never dropped.
