@@ -122,7 +122,14 @@ bool isTrainYaml(const core::Value& doc) { return doc.isMap() && (doc.find("acce
 bool MainWindow::isForeign(const QString& path) {
     try {
         const core::Value doc = core::loadDocument(path.toStdString());
-        return core::isHfConfig(doc) || core::isSeedSearchConfig(doc) || isTrainYaml(doc);
+        if (core::isHfConfig(doc) || core::isSeedSearchConfig(doc) || isTrainYaml(doc)) return true;
+    } catch (const core::SpecError&) {
+    }
+    // A trainer's launch file (Megatron-LM arguments, torchtitan TOML, ...), recognised as `tessera import` does.
+    QFile file(path);
+    if (file.size() > 16 * 1024 * 1024 || !file.open(QIODevice::ReadOnly)) return false;  // load() reports it
+    try {
+        return core::detectFormat(file.readAll().toStdString(), path.toStdString()).has_value();
     } catch (const core::SpecError&) {
         return false;  // load() reports it
     }
