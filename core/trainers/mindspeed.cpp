@@ -47,8 +47,10 @@ Imported readMindSpeed(const Value& root, const ImportCluster& cluster, Diagnost
     for (const Module& m : towers)
         if (m.path != chosen.path)
             d.add(m.map->mark(), m.path.empty() ? "(top)" : m.path,
-                  "a second module with layers (" + m.map->find("model_id")->describe() + ") is not yet representable: Tessera "
-                  "prices one transformer body (" + (chosen.path.empty() ? "the top-level module" : chosen.path) + ")");
+                  "a second module with layers (" + m.map->find("model_id")->describe() + ") is not yet representable from "
+                  "MindSpeed: Tessera prices a Qwen2-VL vision tower from a config.json (model.vision_*), but not a tower "
+                  "its trainer freezes or places by its own pipeline_num_layers; the body read is " +
+                      (chosen.path.empty() ? "the top-level module" : chosen.path));
     // The chosen module as Megatron-LM arguments, its pipeline split apart.
     Launch launch;
     const Value* split = nullptr;
