@@ -110,12 +110,13 @@ void deriveLayout(const std::string& family, const std::string& modelType, const
                 moeAt.push_back(i.asInt());
             }
         }
+        std::sort(moeAt.begin(), moeAt.end());
         const Value* layers = present(out, "num_hidden_layers");
         if (present(out, "num_experts") && (step || listed) && layers && layers->kind() == Value::Kind::Int) {
             const std::int64_t every = step ? step->asInt() : 1;
             Value types = Value::list(step ? step->mark() : listed->mark());
             for (std::int64_t i = 0; i < layers->asInt() && i < kMaxListedLayers; ++i) {
-                const bool moe = listed ? std::find(moeAt.begin(), moeAt.end(), i) != moeAt.end() : (i + 1) % every == 0;
+                const bool moe = listed ? std::binary_search(moeAt.begin(), moeAt.end(), i) : (i + 1) % every == 0;
                 types.push(Value::string(moe ? "moe" : "dense", types.mark()));
             }
             out.set("mlp_layer_types", types, types.mark());

@@ -11,7 +11,9 @@ VisionCost visionCost(const CostInput& in, const RecomputeClass& cls, const Grou
     const Strategy& st = in.strategy;
     const DeviceInfo& dev = in.device;
     RunSettings run = in.run;
-    run.seq = v.tokens * v.merge;  // the blocks run on the patches, before the merger folds them
+    // The blocks run on the patches, before the merger folds them; a hostile visual_seq_len
+    // (up to seq_length, itself unbounded) saturates rather than overflowing int64.
+    if (__builtin_mul_overflow(v.tokens, v.merge, &run.seq)) run.seq = std::int64_t{1} << 62;
     const LayerCost block = layerCost(v.block, run, st, dev, v.block.kinds.front(), cls, links);
     const double n = double(v.blocks);
     out.kept = n * block.kept;
