@@ -45,6 +45,14 @@ bool visionTower(const std::string& modelType, const Value& vision, Value& out, 
         copy(vision, out, {"out_hidden_size"}, "vision_out_hidden_size", read);
         out.set("vision_gated_mlp", Value::boolean(true, vision.mark()));
         out.set("vision_norm", Value::string("rmsnorm", vision.mark()));
+        // Windowed blocks (Qwen2_5_VisionTransformerPretrainedModel.get_window_index): every
+        // block not in fullatt_block_indexes attends within a window_size-pixel square.
+        copy(vision, out, {"window_size"}, "vision_window_size", read);
+        if (const Value* full = present(vision, "fullatt_block_indexes")) {
+            read.push_back("fullatt_block_indexes");
+            if (!full->isList()) d.add(full->mark(), "vision_config.fullatt_block_indexes", "expected a list of block indices, got " + full->describe());
+            else out.set("vision_full_attention_blocks", Value::integer(std::int64_t(full->items().size()), full->mark()));
+        }
     } else {
         // Qwen2-VL names the tower's width embed_dim and its output hidden_size.
         const Value* width = copy(vision, out, {"embed_dim"}, "vision_hidden_size", read);

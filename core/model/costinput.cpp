@@ -141,6 +141,11 @@ VisionShape visionShape(const ModelSpec& m, std::int64_t visualTokens) {
     v.patchEmbedParams = p.patchEmbed;
     v.mergerParams = p.merger;
     v.tokens = visualTokens;
+    v.fullBlocks = m.vision_full_attention_blocks.value_or(v.blocks);
+    if (m.vision_window_size) {
+        const std::int64_t side = *m.vision_window_size / *m.vision_patch_size;
+        v.windowPatches = side * side;
+    }
     ModelShape& b = v.block;
     b.h = *m.vision_hidden_size;
     b.a = b.g = *m.vision_num_heads;

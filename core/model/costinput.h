@@ -88,6 +88,8 @@ struct VisionShape {
     std::int64_t outWidth = 0;         // the merger's output (the language model's h)
     std::int64_t patchEmbedParams = 0, mergerParams = 0;
     std::int64_t tokens = 0;           // exec.visual_seq_len: merged tokens per sample
+    std::int64_t fullBlocks = 0;       // blocks attending over the whole image (all, without windows)
+    std::int64_t windowPatches = 0;    // patches a windowed block attends within (0: no windows)
 };
 
 struct DeviceInfo {

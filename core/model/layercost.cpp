@@ -199,7 +199,11 @@ LayerCost layerCost(const ModelShape& m, const RunSettings& run, const Strategy&
     // attention (FlashAttention-2's local attention, window_size); the unfused core
     // computes every score of the causal square and masks the rest, as it stores them.
     // A vision block attends both ways: every key, twice the causal count.
-    const double keys = kind.span == AttentionSpan::Bidirectional ? 2 * s : st.flash ? attendedKeys(m, kind.span, s) : s;
+    // A vision block sees every patch; a windowed one (m.window patches, Qwen2.5-VL) under
+    // flash only its window's (varlen attention over the windows; eager masks the square).
+    const double keys = kind.span == AttentionSpan::Bidirectional
+                            ? 2 * (st.flash && m.window > 0 ? std::min(double(m.window), s) : s)
+                            : st.flash ? attendedKeys(m, kind.span, s) : s;
     // Gemma 2/3 norm each sublayer's output too (post_attention_layernorm,
     // post_feedforward_layernorm): one more norm per sublayer, on its reduced output.
     auto postNorm = [&] {

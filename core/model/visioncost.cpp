@@ -14,20 +14,28 @@ VisionCost visionCost(const CostInput& in, const RecomputeClass& cls, const Grou
     // The blocks run on the patches, before the merger folds them; a hostile visual_seq_len
     // (up to seq_length, itself unbounded) saturates rather than overflowing int64.
     if (__builtin_mul_overflow(v.tokens, v.merge, &run.seq)) run.seq = std::int64_t{1} << 62;
-    const LayerCost block = layerCost(v.block, run, st, dev, v.block.kinds.front(), cls, links);
-    const double n = double(v.blocks);
-    out.kept = n * block.kept;
-    out.working = block.keptNone - block.kept + block.gradBuffer + block.gatheredInput;
-    out.paramsDevice = n * block.paramsDevice;
-    out.forward = n * block.forward;
-    out.backwardInput = n * block.backwardInput;
-    out.backwardWeight = n * block.backwardWeight;
-    out.recompute = n * block.recompute;
-    out.commExposedForward = n * block.commExposedForward;
-    out.commExposedBackward = n * block.commExposedBackward;
-    out.tpExposed = n * block.tpExposed, out.cpExposed = n * block.cpExposed;
-    out.tpSeconds = n * block.tpSeconds, out.cpSeconds = n * block.cpSeconds;
-    out.modelFlopsForward = n * block.modelFlopsForward;
+    // The blocks that attend over the whole image, and those within a window.
+    const LayerCost full = layerCost(v.block, run, st, dev, v.block.kinds.front(), cls, links);
+    ModelShape windowed = v.block;
+    windowed.window = v.windowPatches;
+    const LayerCost inWindow = v.windowPatches > 0 ? layerCost(windowed, run, st, dev, v.block.kinds.front(), cls, links) : full;
+    const double nFull = double(v.fullBlocks), nWindow = double(v.blocks - v.fullBlocks);
+    auto add = [&](const LayerCost& block, double n) {
+        out.kept += n * block.kept;
+        if (n > 0) out.working = std::max(out.working, block.keptNone - block.kept + block.gradBuffer + block.gatheredInput);
+        out.paramsDevice += n * block.paramsDevice;
+        out.forward += n * block.forward;
+        out.backwardInput += n * block.backwardInput;
+        out.backwardWeight += n * block.backwardWeight;
+        out.recompute += n * block.recompute;
+        out.commExposedForward += n * block.commExposedForward;
+        out.commExposedBackward += n * block.commExposedBackward;
+        out.tpExposed += n * block.tpExposed, out.cpExposed += n * block.cpExposed;
+        out.tpSeconds += n * block.tpSeconds, out.cpSeconds += n * block.cpSeconds;
+        out.modelFlopsForward += n * block.modelFlopsForward;
+    };
+    add(full, nFull);
+    add(inWindow, nWindow);
 
     // Patch embedding and merger, per device: patches P and merged tokens P / merge.
     const double t = double(st.tp), Bc = run.computeBytes;

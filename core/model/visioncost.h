@@ -2,7 +2,8 @@
 // The vision tower on the first stage (model.vision_*, exec.visual_seq_len): what one
 // micro-batch's images cost before their tokens enter the language model's first layer.
 // Its blocks are priced as layers of their own shape (layercost.h) over the patches -
-// visual_seq_len · merge² per sample, attention both ways - under the strategy's TP,
+// visual_seq_len · merge² per sample, attention both ways, a windowed block's within its
+// window - under the strategy's TP,
 // SP and CP and the recompute class of the stage's first layer. The patch embedding (a
 // Conv3d, whole on every TP rank) and the merger (norm and two linear layers over
 // merge² patches, split over TP as Megatron-LM's vision projection is) are priced as

@@ -107,7 +107,8 @@ void Resolver::resolveVision(ModelSpec& m) {
         {"vision_gated_mlp", m.vision_gated_mlp.has_value()}, {"vision_bias", m.vision_bias.has_value()},
         {"vision_norm", m.vision_norm.has_value()}};
     const bool any = std::any_of(std::begin(fields), std::end(fields), [](const auto& f) { return f.second; }) ||
-                     m.vision_temporal_patch_size || m.vision_in_channels;
+                     m.vision_temporal_patch_size || m.vision_in_channels || m.vision_window_size ||
+                     m.vision_full_attention_blocks;
     if (!any) return;
     for (auto [key, stated] : fields)
         if (!stated) refuse(std::string("model.") + key, "required: the model states a vision tower (vision_* fields)");
@@ -116,6 +117,16 @@ void Resolver::resolveVision(ModelSpec& m) {
     if (m.vision_hidden_size && m.vision_num_heads && *m.vision_hidden_size % *m.vision_num_heads != 0)
         refuse("model.vision_num_heads", "must divide vision_hidden_size (" + num(*m.vision_hidden_size) + "), got " +
                                              num(*m.vision_num_heads));
+    // Windowed blocks: the window and how many blocks stay full come together.
+    if (m.vision_window_size.has_value() != m.vision_full_attention_blocks.has_value())
+        refuse(m.vision_window_size ? "model.vision_full_attention_blocks" : "model.vision_window_size",
+               "windowed vision blocks need both vision_window_size and vision_full_attention_blocks");
+    if (m.vision_full_attention_blocks && m.vision_depth && *m.vision_full_attention_blocks > *m.vision_depth)
+        refuse("model.vision_full_attention_blocks", "must be at most vision_depth (" + num(*m.vision_depth) + "), got " +
+                                                         num(*m.vision_full_attention_blocks));
+    if (m.vision_window_size && m.vision_patch_size && *m.vision_window_size % *m.vision_patch_size != 0)
+        refuse("model.vision_window_size", "must be a multiple of vision_patch_size (" + num(*m.vision_patch_size) + "), got " +
+                                               num(*m.vision_window_size));
     if (m.vision_out_hidden_size && m.hidden_size && *m.vision_out_hidden_size != *m.hidden_size)
         refuse("model.vision_out_hidden_size", "the merger's tokens enter the language model: must equal hidden_size (" +
                                                    num(*m.hidden_size) + "), got " + num(*m.vision_out_hidden_size));

@@ -93,6 +93,7 @@ struct ModelSpec {
     std::optional<std::int64_t> vision_in_channels, vision_spatial_merge_size;
     std::optional<bool> vision_gated_mlp, vision_bias;
     std::optional<std::string> vision_norm;
+    std::optional<std::int64_t> vision_window_size, vision_full_attention_blocks;
     // What an import found and Tessera does not price, carried with the model so every
     // report shows it (never dropped in silence).
     std::optional<std::vector<std::string>> unpriced_keys;
@@ -182,6 +183,10 @@ void visit(Spec& m, V& v) {
     v.flag({"vision_gated_mlp", "Vision tower: gated MLP (Qwen2.5-VL) rather than two matrices (Qwen2-VL)"}, m.vision_gated_mlp);
     v.flag({"vision_bias", "Vision tower: biases on its projections and MLP"}, m.vision_bias);
     v.choice({"vision_norm", "Vision tower: its norms (rmsnorm for Qwen2.5-VL, layernorm for Qwen2-VL)"}, m.vision_norm, kNorms);
+    v.integer({"vision_window_size", "Vision tower: side of the square window its windowed blocks attend within (Qwen2.5-VL "
+               "window_size, 112)", "pixels"}, m.vision_window_size, positive);
+    v.integer({"vision_full_attention_blocks", "Vision tower: blocks that attend over the whole image, the rest within their "
+               "window (Qwen2.5-VL: len(fullatt_block_indexes), 4 of 32)"}, m.vision_full_attention_blocks, whole);
     v.textList({"unpriced_keys", "Keys of the imported config.json that Tessera does not price, as the import listed them"},
                m.unpriced_keys, Choices{});
     // clang-format on

@@ -226,11 +226,14 @@ private slots:
         QVERIFY(!has(imported.unpriced, "rope_theta"));
         const ModelSpec m = modelFromValue(imported.model, "model", d);
         QCOMPARE(*m.unpriced_keys, imported.unpriced);
-        // A Qwen2.5-VL vision tower is priced; its window attention is not, and says so.
+        // A Qwen2.5-VL vision tower is priced, its windowed blocks too.
         const HfImport vl = importHf(loadDocument(kData + "/hf/qwen2.5-vl-7b.json"), d);
         QVERIFY(!has(vl.unpriced, "vision_config"));
-        QVERIFY(has(vl.unpriced, "vision_config.window_size"));
-        QVERIFY(has(vl.unpriced, "vision_config.fullatt_block_indexes"));
+        QVERIFY(!has(vl.unpriced, "vision_config.window_size"));
+        QVERIFY(!has(vl.unpriced, "vision_config.fullatt_block_indexes"));
+        const ModelSpec vlModel = modelFromValue(vl.model, "model", d);
+        QCOMPARE(*vlModel.vision_window_size, std::int64_t{112});
+        QCOMPARE(*vlModel.vision_full_attention_blocks, std::int64_t{4});
         const VisionParameters v = visionParameters(resolveModel(modelFromValue(vl.model, "model", d)));
         QCOMPARE(v.total(), std::int64_t{676550144});
         // Another family's tower stays listed whole.

@@ -50,16 +50,33 @@ private slots:
     }
 
     // Model FLOPs of the tower, by hand: per block over P patches, 2P(4h² + 3hf) in its
-    // projections and gated MLP and 4P²h in its core (every key, both ways); the patch
+    // projections and gated MLP and 4P·keys·h in its core - every patch both ways in the 4
+    // full blocks, the 64 of its (112 px / 14 px)² window in the 28 others; the patch
     // embedding 2P·(3·2·14²)·h; the merger 2(P/4)(W² + W·3584) with W = 4h. Forward and
     // backward: three times the forward, for every sample of the step.
     void modelFlopsOfTheTower() {
         const Estimate vl = estimateOfYaml(scenario(true, "tp: 2"));
         const Estimate text = estimateOfYaml(scenario(false, "tp: 2"));
         const double P = 1024 * 4, h = 1280, f = 3420, W = 4 * h;
-        const double blocks = 32 * (2 * P * (4 * h * h + 3 * h * f) + 4 * P * P * h);
+        const double blocks = 32 * 2 * P * (4 * h * h + 3 * h * f) + 4 * (4 * P * P * h) + 28 * (4 * P * 64 * h);
         const double forward = blocks + 2 * P * (3 * 2 * 14 * 14) * h + 2 * (P / 4) * (W * W + W * 3584);
         QCOMPARE(vl.modelFlopsPerStep - text.modelFlopsPerStep, 3 * 16 * forward);
+    }
+
+    // Qwen2.5-VL's windowed blocks: under flash they attend within their 64 patches; the
+    // unfused core masks the whole square, and prices as if no block were windowed.
+    void windowedBlocks() {
+        const std::string windowed = scenario(true, "tp: 2");
+        std::string full = windowed;
+        full.replace(full.find("{file: "), 7, "{vision_full_attention_blocks: 32, file: ");
+        const Estimate w = estimateOfYaml(windowed), f = estimateOfYaml(full);
+        const double P = 1024 * 4, h = 1280;
+        QCOMPARE(f.modelFlopsPerStep - w.modelFlopsPerStep, 3 * 16 * 28 * 4 * P * (P - 64) * h);
+        QVERIFY(w.stepSeconds < f.stepSeconds);
+        const Estimate wu = estimateOfYaml(scenario(true, "tp: 2, flash_attention: false"));
+        std::string fullUnfused = scenario(true, "tp: 2, flash_attention: false");
+        fullUnfused.replace(fullUnfused.find("{file: "), 7, "{vision_full_attention_blocks: 32, file: ");
+        QCOMPARE(wu.stepSeconds, estimateOfYaml(fullUnfused).stepSeconds);
     }
 
     // The tower recomputes as the stage's first layer does: full recompute keeps less.
