@@ -21,7 +21,7 @@ std::int64_t mlpParams(const ModelSpec& m, std::int64_t width) {
 
 std::int64_t qkNormParams(const ModelSpec& m) {
     const std::int64_t a = *m.num_attention_heads, g = *m.num_key_value_heads, d = *m.head_dim;
-    const std::string_view weight = m.qk_norm_weight.value_or("head");
+    const std::string weight = m.qk_norm_weight.value_or("head");  // a copy: a view of value_or's temporary dangles
     if (weight == "none") return 0;
     if (weight == "projection") return normParams(m, a * d) + normParams(m, g * d);
     return 2 * normParams(m, d);  // one norm of a head's width for queries, one for keys
