@@ -10,13 +10,6 @@ namespace tessera::core::trainers {
 namespace fs = std::filesystem;
 
 // torchtitan's model flavors that are Tessera's presets (torchtitan/models/*/__init__.py).
-struct Flavor {
-    const char* name;
-    const char* flavor;
-    const char* preset;
-};
-inline constexpr Flavor kFlavors[] = {
-    {"llama3", "8B", "llama3-8b"}, {"llama3", "70B", "llama3-70b"}, {"llama3", "405B", "llama3-405b"}};
 
 std::vector<std::int64_t> torchtitanSplit(std::int64_t layers, std::int64_t stages, std::int64_t first, std::int64_t last) {
     if (stages == 1) return {layers};

@@ -7,13 +7,6 @@ namespace tessera::core::trainers {
 
 namespace {
 
-struct Flavor {
-    const char* name;
-    const char* flavor;
-    const char* preset;
-};
-inline constexpr Flavor kFlavors[] = {
-    {"llama3", "8B", "llama3-8b"}, {"llama3", "70B", "llama3-70b"}, {"llama3", "405B", "llama3-405b"}};
 
 std::string quoted(const std::string& s) { return "\"" + s + "\""; }
 

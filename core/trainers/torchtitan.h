@@ -21,6 +21,15 @@
 
 namespace tessera::core::trainers {
 
+// The torchtitan model flavors Tessera has presets for: one table the reader and writer share.
+struct Flavor {
+    const char* name;
+    const char* flavor;
+    const char* preset;
+};
+inline constexpr Flavor kFlavors[] = {
+    {"llama3", "8B", "llama3-8b"}, {"llama3", "70B", "llama3-70b"}, {"llama3", "405B", "llama3-405b"}};
+
 bool isTorchtitanConfig(const Value& root);
 Imported readTorchtitan(const Value& root, const std::string& baseDir, const ImportCluster& cluster, Diagnostics& d);
 Exported writeTorchtitan(const ResolvedScenario& r);
