@@ -109,7 +109,7 @@ private slots:
         window.setNeverAsk(true);
         tessera::ui::Session& session = window.session();
         const core::Value before = *session.document().find("model");
-        auto* presets = window.editor()->findChild<QComboBox*>(QStringLiteral("modelPreset"));
+        auto* presets = window.findChild<QComboBox*>(QStringLiteral("modelPreset"));
         const int index = presets->findData(QStringLiteral("llama3-8b"));
         QVERIFY(index > 0);
         presets->activated(index);

@@ -107,7 +107,7 @@ QChart* buildMemoryChart(const core::Estimate& e, const core::Estimate* baseline
         outline->attachAxis(y);
         y->setRange(0, std::max(y->max(), std::ceil(top * 1.08 / 10) * 10));
     }
-    chart->legend()->setAlignment(Qt::AlignBottom);
+    chart->legend()->setAlignment(Qt::AlignRight);  // one term a line: never elided, whatever the width
     return chart;
 }
 

@@ -30,6 +30,7 @@ Review reviewOf(const Session& session) {
     r.baselinePinned = session.baselinePinned();
     r.search = session.search();
     r.searchStale = session.searchIsStale();
+    r.searchStaleSince = session.searchStaleSince(10);
     r.scenarioHash = session.hash();
     return r;
 }
@@ -138,8 +139,8 @@ double searchNotes(Pages& pages, const Review& r) {
     if (!r.search) notes << QObject::tr("No search was run for this review.");
     else if (!r.search->error.isEmpty()) notes << QObject::tr("The search could not run: %1").arg(r.search->error);
     else if (r.searchStale)
-        notes << QObject::tr("This search ran on an earlier scenario (the model, cluster, search section or run settings "
-                             "changed since): its figures are not this scenario's.");
+        notes << QObject::tr("STALE SEARCH: this search ran before %1; its figures are not this scenario's.")
+                     .arg(r.searchStaleSince.join(QStringLiteral(", ")));
     return notes.isEmpty() ? 0 : drawLines(pages.painter(), notes, pages.body().topLeft(), reviewFont(9, true)) + pages.line();
 }
 

@@ -24,6 +24,7 @@ struct Review {
     QDateTime baselinePinned;
     std::shared_ptr<const SearchOutcome> search;
     bool searchStale = false;
+    QStringList searchStaleSince;  // what changed since it ran, in words
     QString scenarioHash;
     QDateTime made = QDateTime::currentDateTime();
 };

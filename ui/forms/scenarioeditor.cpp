@@ -2,6 +2,9 @@
 
 #include <QComboBox>
 #include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSpinBox>
 #include <QLineEdit>
 #include <QScrollArea>
 #include <QToolBox>
@@ -9,7 +12,9 @@
 #include <algorithm>
 
 #include "forms/specform.h"
+#include "doc/emit.h"
 #include "io/overrides.h"
+#include "io/scenarioio.h"
 #include "io/presets.h"
 #include "model/priced.h"
 #include "session/session.h"
@@ -50,10 +55,13 @@ ScenarioEditor::ScenarioEditor(Session& session, QWidget* parent) : QWidget(pare
     m_sections = new QToolBox(this);
     layout->addWidget(m_sections);
 
-    // Model: a preset picker above the fields it fills.
+    // The top bar (UI.md): Model ▾ Device ▾ device count; the window puts it in its toolbar.
+    m_topBar = new QWidget(this);
+    auto* bar = new QHBoxLayout(m_topBar);
+    bar->setContentsMargins(0, 0, 0, 0);
     auto* modelPage = new QWidget(this);
     auto* modelLayout = new QVBoxLayout(modelPage);
-    m_modelPreset = new QComboBox(modelPage);
+    m_modelPreset = new QComboBox(m_topBar);
     m_modelPreset->setObjectName(QStringLiteral("modelPreset"));
     m_modelPreset->addItem(tr("Load a model preset…"));
     for (const core::PresetInfo& p : core::listPresets(core::PresetKind::Model))
@@ -63,7 +71,8 @@ ScenarioEditor::ScenarioEditor(Session& session, QWidget* parent) : QWidget(pare
         if (index > 0) loadModelPreset(m_modelPreset->itemData(index).toString());
         m_modelPreset->setCurrentIndex(0);
     });
-    modelLayout->addWidget(m_modelPreset);
+    m_modelPreset->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    bar->addWidget(m_modelPreset);
     m_model = new SpecForm(QStringLiteral("model"), modelPage);
     m_model->build(core::ModelSpec{});
     modelLayout->addWidget(m_model);
@@ -79,14 +88,25 @@ ScenarioEditor::ScenarioEditor(Session& session, QWidget* parent) : QWidget(pare
     // Cluster: the device preset above the cluster's own fields.
     auto* clusterPage = new QWidget(this);
     auto* clusterLayout = new QVBoxLayout(clusterPage);
-    auto* deviceRow = new QFormLayout;
-    m_device = new QComboBox(clusterPage);
+    m_device = new QComboBox(m_topBar);
     m_device->setObjectName(QStringLiteral("cluster.device"));
     for (const core::PresetInfo& p : core::listPresets(core::PresetKind::Device)) m_device->addItem(qs(p.id), qs(p.id));
     m_device->setToolTip(viewOf(core::kClusterDevice.help) + tr(" (datasheet figures: tessera presets)"));
     connect(m_device, &QComboBox::activated, this, [this](int index) { chooseDevice(m_device->itemData(index).toString()); });
-    deviceRow->addRow(QStringLiteral("device"), m_device);
-    clusterLayout->addLayout(deviceRow);
+    bar->addWidget(new QLabel(tr("Device"), m_topBar));
+    bar->addWidget(m_device);
+    m_devices = new QSpinBox(m_topBar);
+    m_devices->setObjectName(QStringLiteral("topBarDevices"));
+    m_devices->setRange(1, 1 << 20);
+    m_devices->setSuffix(tr(" devices"));
+    m_devices->setKeyboardTracking(false);  // one step when the value is complete, not one per digit
+    m_devices->setToolTip(tr("cluster.devices: how many devices the run uses (one undo step)"));
+    connect(m_devices, &QSpinBox::valueChanged, this, [this](int n) {
+        core::Value doc = m_session.document();
+        core::setAt(doc, "cluster.devices", core::Value::integer(n));
+        m_session.setScenario(doc, Change::Import, tr("use %1 devices").arg(n));
+    });
+    bar->addWidget(m_devices);
     m_cluster = new SpecForm(QStringLiteral("cluster"), clusterPage);
     m_cluster->build(core::ClusterSpec{});
     clusterLayout->addWidget(m_cluster);
@@ -127,11 +147,24 @@ ScenarioEditor::ScenarioEditor(Session& session, QWidget* parent) : QWidget(pare
 
 QUndoStack* ScenarioEditor::undoStack() const { return m_session.undoStack(); }
 
+QWidget* ScenarioEditor::topBar() const { return m_topBar; }
+
 void ScenarioEditor::showDocument() {
     const core::Value& doc = m_session.document();
     for (SpecForm* form : {m_model, m_exec, m_cluster, m_space, m_constraints, m_search})
         form->setValues(sectionAt(doc, form->section()));
     // The device: a preset by its id; a device stated by its figures is kept as stated.
+    // The model picker names the model shown; its items replace it.
+    const core::Value* name = sectionAt(doc, QStringLiteral("model")).find("name");
+    m_modelPreset->setItemText(0, tr("Model: %1").arg(name && name->kind() == core::Value::Kind::String ? qs(name->asString())
+                                                                                                          : tr("(unnamed)")));
+    {
+        const QSignalBlocker quiet(m_devices);
+        const core::Value* n = sectionAt(doc, QStringLiteral("cluster")).find("devices");
+        if (n && n->kind() == core::Value::Kind::Int) m_devices->setValue(int(std::clamp<std::int64_t>(n->asInt(), 1, 1 << 20)));
+        else if (const auto& e = m_session.evaluation(); e && e->resolved.scenario.cluster.devices)
+            m_devices->setValue(int(*e->resolved.scenario.cluster.devices));
+    }
     const QSignalBlocker block(m_device);
     const core::Value cluster = sectionAt(doc, QStringLiteral("cluster"));  // kept: `device` points into it
     const core::Value* device = cluster.find("device");
@@ -170,11 +203,42 @@ void ScenarioEditor::showProblems() {
         for (const core::NotPriced& n : core::notPriced(*s))
             if (n.key == "model.unpriced_keys") modelHere[QStringLiteral("unpriced_keys")] = qs(n.why);
     m_model->setUnpricedHere(modelHere);
+    showResolved();
     QStringList device;
     for (const core::Diagnostic& d : problems)
         if (d.path.starts_with("cluster.device")) device << qs(d.message);
     m_device->setStyleSheet(device.isEmpty() ? QString() : colours::problemBorder());
     m_device->setToolTip(device.isEmpty() ? viewOf(core::kClusterDevice.help) : device.join(QLatin1Char('\n')));
+}
+
+// Each unstated row's placeholder: what the scenario resolved it to and where that came
+// from ("4 · derived: devices / (tp·pp·cp)"); while the document does not resolve, the
+// placeholders say so rather than show the last scenario's values. Rows that cannot
+// apply to this model are hidden unless stated.
+void ScenarioEditor::showResolved() {
+    const auto& evaluation = m_session.evaluation();
+    const bool current = evaluation && m_session.problems().empty();
+    const core::Value resolved = current ? core::scenarioValue(evaluation->resolved.scenario) : core::Value::map();
+    for (SpecForm* form : {m_model, m_exec, m_cluster}) {
+        std::map<QString, QString> placeholders;
+        const core::Value section = sectionAt(resolved, form->section());
+        for (const QString& key : form->keys()) {
+            if (!current) {
+                placeholders[key] = tr("not resolved");
+                continue;
+            }
+            const core::Value* v = section.find(key.toStdString());
+            if (!v || v->isNull()) continue;
+            const auto filled = evaluation->resolved.filled.find(QString(form->section() + u'.' + key).toStdString());
+            const QString text = v->kind() == core::Value::Kind::String ? qs(v->asString()) : qs(core::toYaml(*v)).trimmed();
+            placeholders[key] = text + QStringLiteral(" · ") +
+                                (filled != evaluation->resolved.filled.end() ? qs(filled->second.text()) : tr("resolved"));
+        }
+        form->setResolved(placeholders);
+    }
+    const core::Value model = sectionAt(resolved, QStringLiteral("model"));
+    const Applies applies = appliesOf(m_session.document(), current ? &model : nullptr);
+    for (SpecForm* form : {m_model, m_exec}) form->setApplies(applies);
 }
 
 void ScenarioEditor::edited(SpecForm* form, const QString& key) {

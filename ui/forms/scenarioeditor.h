@@ -9,6 +9,7 @@
 #include <QWidget>
 
 class QComboBox;
+class QSpinBox;
 class QToolBox;
 class QUndoStack;
 
@@ -27,10 +28,13 @@ public:
     SpecForm* execForm() const { return m_exec; }
     SpecForm* clusterForm() const { return m_cluster; }
     QUndoStack* undoStack() const;
+    // Model ▾ Device ▾ device count, for the window's toolbar.
+    QWidget* topBar() const;
 
 private:
     void showDocument();
     void showProblems();
+    void showResolved();
     void edited(SpecForm* form, const QString& key);
     void loadModelPreset(const QString& id);
     void chooseDevice(const QString& id);
@@ -39,6 +43,8 @@ private:
     QToolBox* m_sections = nullptr;
     QComboBox* m_modelPreset = nullptr;
     QComboBox* m_device = nullptr;
+    QSpinBox* m_devices = nullptr;
+    QWidget* m_topBar = nullptr;
     SpecForm* m_model = nullptr;
     SpecForm* m_exec = nullptr;
     SpecForm* m_cluster = nullptr;

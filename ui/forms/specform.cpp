@@ -4,6 +4,9 @@
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
+#include <QToolButton>
+#include <QVBoxLayout>
 
 #include "doc/emit.h"
 #include "style/palette.h"
@@ -32,9 +35,52 @@ void FormBuilder::row(core::Field f, QStringList choices) {
 }
 
 SpecForm::SpecForm(QString section, QWidget* parent) : QWidget(parent), m_section(std::move(section)) {
-    m_layout = new QFormLayout(this);
-    m_layout->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    m_layout->setContentsMargins(4, 4, 4, 4);
+    m_outer = new QVBoxLayout(this);
+    m_outer->setContentsMargins(4, 4, 4, 4);
+    m_outer->setSpacing(2);
+    for (const QString& g : fieldGroups(m_section)) groupFor(g);  // in reading order
+}
+
+SpecForm::Group& SpecForm::groupFor(const QString& name) {
+    const auto it = m_groups.find(name);
+    if (it != m_groups.end()) return it->second;
+    Group g;
+    g.body = new QWidget(this);
+    g.form = new QFormLayout(g.body);
+    g.form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    g.form->setRowWrapPolicy(QFormLayout::WrapLongRows);  // a long label puts its field below it, never squeezed
+    g.form->setContentsMargins(name.isEmpty() ? 0 : 10, 0, 0, 4);
+    if (!name.isEmpty()) {
+        g.header = new QToolButton(this);
+        g.header->setObjectName(m_section + QStringLiteral(".group.") + name);
+        g.header->setText(QString(name).replace(QLatin1Char('&'), QStringLiteral("&&")));  // "Recompute & offload", no mnemonic
+        g.header->setCheckable(true);
+        g.header->setChecked(true);
+        g.header->setArrowType(Qt::DownArrow);
+        g.header->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+        g.header->setAutoRaise(true);
+        QFont bold = g.header->font();
+        bold.setBold(true);
+        g.header->setFont(bold);
+        QWidget* body = g.body;
+        QToolButton* header = g.header;
+        connect(g.header, &QToolButton::toggled, this, [body, header](bool open) {
+            body->setVisible(open);
+            header->setArrowType(open ? Qt::DownArrow : Qt::RightArrow);
+        });
+        m_outer->addWidget(g.header);
+    }
+    m_outer->addWidget(g.body);
+    return m_groups.emplace(name, g).first->second;
+}
+
+QString SpecForm::groupOf(const QString& key) const {
+    const auto it = m_rows.find(key);
+    return it == m_rows.end() ? QString() : it->second.look.group;
+}
+
+void SpecForm::setGroupOpen(const QString& group, bool open) {
+    if (const auto it = m_groups.find(group); it != m_groups.end() && it->second.header) it->second.header->setChecked(open);
 }
 
 void SpecForm::addRow(core::Field f, const QString& text, QStringList choices) {
@@ -59,11 +105,83 @@ void SpecForm::addRow(core::Field f, const QString& text, QStringList choices) {
     }
     editor->setObjectName(m_section + u'.' + key);
     editor->setToolTip(help);
-    auto* label = new QLabel(key, this);
+    editor->setMinimumWidth(120);  // room for "1f1b · default": a long label wraps its field below instead
+    const FieldLook look = fieldLook(m_section, key);
+    auto* label = new QLabel(this);
     label->setToolTip(help);
-    m_layout->addRow(label, editor);
-    m_rows[key] = Row{editor, label, help, true, QString()};
+    label->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(label, &QLabel::customContextMenuRequested, this, [this, key, label](const QPoint& at) {
+        QMenu menu;
+        QAction* pin = menu.addAction(isPinned(key) ? tr("Unpin %1").arg(key)
+                                                    : tr("Pin %1 (kept when another degree changes)").arg(key));
+        if (menu.exec(label->mapToGlobal(at)) == pin) setPinned(key, !isPinned(key));
+    });
+    Group& group = groupFor(look.group);
+    group.form->addRow(label, editor);
+    m_rows[key] = Row{editor, label, help, true, QString(), look, true};
     m_order.push_back(key);
+    relabel(key);
+}
+
+// "Tensor parallel · tp", the key in grey; a pin when pinned.
+void SpecForm::relabel(const QString& key) {
+    Row& row = m_rows.at(key);
+    const QString words = row.look.label == key ? QString() : row.look.label.toHtmlEscaped() + QStringLiteral(" ");
+    row.label->setText(QStringLiteral("%1<span style=\"color:#888888\">· %2</span>%3")
+                           .arg(words, key, isPinned(key) ? QStringLiteral(" 📌") : QString()));
+}
+
+void SpecForm::setPinned(const QString& key, bool pinned) {
+    if (!m_rows.contains(key) || pinned == isPinned(key)) return;
+    if (pinned) m_pinned << key;
+    else m_pinned.removeAll(key);
+    relabel(key);
+}
+
+void SpecForm::setResolved(const std::map<QString, QString>& placeholderByKey) {
+    for (auto& [key, row] : m_rows) {
+        const auto it = placeholderByKey.find(key);
+        const QString text = it == placeholderByKey.end() ? tr("not stated") : it->second;
+        if (auto* line = qobject_cast<QLineEdit*>(row.editor)) line->setPlaceholderText(text);
+        else if (auto* box = qobject_cast<QComboBox*>(row.editor)) {
+            const QSignalBlocker quiet(box);  // a new placeholder is not an edit
+            box->setItemText(0, it == placeholderByKey.end() ? QString() : text);
+        }
+    }
+}
+
+QString SpecForm::placeholder(const QString& key) const {
+    const auto it = m_rows.find(key);
+    if (it == m_rows.end()) return {};
+    if (auto* line = qobject_cast<QLineEdit*>(it->second.editor)) return line->placeholderText();
+    return qobject_cast<QComboBox*>(it->second.editor)->itemText(0);
+}
+
+void SpecForm::setApplies(const Applies& applies) {
+    for (auto& [key, row] : m_rows) row.applies = !row.look.applies || row.look.applies(applies);
+    showRows();
+}
+
+bool SpecForm::isRowShown(const QString& key) const {
+    const auto it = m_rows.find(key);
+    return it != m_rows.end() && !it->second.editor->isHidden();
+}
+
+// A row that cannot apply is hidden unless it states something or is refused; a group
+// with nothing to show goes with its header.
+void SpecForm::showRows() {
+    std::map<QString, bool> anyShown;
+    for (auto& [key, row] : m_rows) {
+        const bool show = row.applies || !text(key).isEmpty() || m_problems.contains(key);
+        row.editor->setHidden(!show);
+        row.label->setHidden(!show);
+        anyShown[row.look.group] = anyShown[row.look.group] || show;
+    }
+    for (auto& [name, g] : m_groups) {
+        const bool any = anyShown[name];
+        if (g.header) g.header->setVisible(any);
+        g.body->setVisible(any && (!g.header || g.header->isChecked()));
+    }
 }
 
 QWidget* SpecForm::editor(const QString& key) const {
@@ -74,7 +192,7 @@ QWidget* SpecForm::editor(const QString& key) const {
 QString SpecForm::text(const QString& key) const {
     const auto it = m_rows.find(key);
     if (it == m_rows.end()) return {};
-    if (auto* box = qobject_cast<QComboBox*>(it->second.editor)) return box->currentText();
+    if (auto* box = qobject_cast<QComboBox*>(it->second.editor)) return box->currentIndex() <= 0 ? QString() : box->currentText();
     return qobject_cast<QLineEdit*>(it->second.editor)->text();
 }
 
@@ -82,8 +200,13 @@ void SpecForm::setText(const QString& key, const QString& text) {
     const auto it = m_rows.find(key);
     if (it == m_rows.end()) return;
     const QSignalBlocker block(it->second.editor);
-    if (auto* box = qobject_cast<QComboBox*>(it->second.editor)) box->setCurrentText(text);
-    else qobject_cast<QLineEdit*>(it->second.editor)->setText(text);
+    if (auto* box = qobject_cast<QComboBox*>(it->second.editor)) {
+        const int index = text.isEmpty() ? 0 : box->findText(text, Qt::MatchFixedString);
+        if (index >= 0) box->setCurrentIndex(index);
+        else box->setCurrentText(text);
+    } else {
+        qobject_cast<QLineEdit*>(it->second.editor)->setText(text);
+    }
 }
 
 void SpecForm::setNotPriced(const QString& key, const QString& why) {
@@ -128,6 +251,7 @@ void SpecForm::setValues(const core::Value& map) {
         if (stated ? shown && shown->sameAs(*v) : !shown) continue;  // the text already says it
         setText(key, stated ? valueText(*v) : QString());
     }
+    showRows();
 }
 
 void SpecForm::markProblems(const std::vector<core::Diagnostic>& problems) {
@@ -148,6 +272,7 @@ void SpecForm::markProblems(const std::vector<core::Diagnostic>& problems) {
         if (it != byKey.end()) m_problems[key] = it->second;
         restyle(row, it != byKey.end() ? it->second : QStringList());
     }
+    showRows();
 }
 
 void SpecForm::setUnpricedHere(const std::map<QString, QString>& whyByKey) {

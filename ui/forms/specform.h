@@ -17,9 +17,12 @@
 #include "io/specwriter.h"
 #include "spec/diagnostics.h"
 #include "spec/field.h"
+#include "forms/fieldlook.h"
 
 class QFormLayout;
 class QLabel;
+class QToolButton;
+class QVBoxLayout;
 
 namespace tessera::ui {
 
@@ -56,6 +59,19 @@ public:
     // Fields not priced beside what the rest of the scenario states now (key -> why),
     // greyed like them until it changes; replaces the previous set.
     void setUnpricedHere(const std::map<QString, QString>& whyByKey);
+    // What each unstated row resolved to and why ("1 · default"), as placeholders.
+    void setResolved(const std::map<QString, QString>& placeholderByKey);
+    QString placeholder(const QString& key) const;
+    // Hide the rows that cannot apply to such a scenario (unless stated), and groups left empty.
+    void setApplies(const Applies& applies);
+    bool isRowShown(const QString& key) const;
+    // Pinned rows keep their value when another degree changes (forms/scenarioeditor.cpp).
+    void setPinned(const QString& key, bool pinned);
+    bool isPinned(const QString& key) const { return m_pinned.contains(key); }
+    const QStringList& pinned() const { return m_pinned; }
+    // The group a row sits in, and whether a group is open.
+    QString groupOf(const QString& key) const;
+    void setGroupOpen(const QString& group, bool open);
 
 signals:
     void edited(const QString& key);
@@ -65,15 +81,27 @@ public:  // the visitor's entry points (called by build())
 
 private:
     QString m_section;
-    QFormLayout* m_layout = nullptr;
+    QVBoxLayout* m_outer = nullptr;
+    struct Group {
+        QToolButton* header = nullptr;  // null for the ungrouped rows of a section without groups
+        QWidget* body = nullptr;
+        QFormLayout* form = nullptr;
+    };
+    std::map<QString, Group> m_groups;
+    Group& groupFor(const QString& name);
     struct Row {
         QWidget* editor;
         QLabel* label;
         QString help;      // its meaning, unit, and why it is not priced when it is not
         bool priced = true;
         QString unpricedHere;  // why it is not priced beside what else is stated; empty: it is
+        FieldLook look;
+        bool applies = true;
     };
     void restyle(Row& row, const QStringList& problems);
+    void relabel(const QString& key);
+    void showRows();
+    QStringList m_pinned;
     std::map<QString, Row> m_rows;
     std::map<QString, QStringList> m_problems;  // the last markProblems(), by key
     std::vector<QString> m_order;

@@ -1,6 +1,7 @@
 #include "mainwindow/mainwindow.h"
 
 #include <QAction>
+#include <QInputDialog>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontMetrics>
@@ -19,12 +20,15 @@
 #include <QUndoStack>
 
 #include "export/report.h"
+#include "forms/fieldreference.h"
 #include "forms/scenarioeditor.h"
+#include "io/presets.h"
 #include "io/calibrationio.h"
 #include "style/palette.h"
 #include "style/reviewmode.h"
 #include "style/text.h"
 #include "views/memoryview.h"
+#include "views/notcurrentcover.h"
 #include "views/pipelineview.h"
 #include "views/searchviews.h"
 #include "views/textview.h"
@@ -45,6 +49,8 @@ MainWindow::MainWindow(const QString& scenarioPath, QWidget* parent, bool restor
     m_tabs->addTab(m_estimateText, tr("Estimate"));
     m_scenarioText = new TextView(TextView::Scenario, m_session, m_tabs);
     m_tabs->addTab(m_scenarioText, tr("Scenario"));
+    // While the scenario does not resolve, every view of its evaluation is covered (faded, with the problems).
+    for (QWidget* v : {m_memory, m_pipeline, m_estimateText}) new NotCurrentCover(m_session, v);
     // The forms on the left, the views on the right (UI.md).
     m_editor = new ScenarioEditor(m_session, this);
     auto* split = new QSplitter(this);
@@ -52,7 +58,7 @@ MainWindow::MainWindow(const QString& scenarioPath, QWidget* parent, bool restor
     split->addWidget(m_tabs);
     split->setStretchFactor(0, 0);
     split->setStretchFactor(1, 1);
-    split->setSizes({330, 950});
+    split->setSizes({400, 880});
     setCentralWidget(split);
 
     m_autosave = new QTimer(this);
@@ -81,6 +87,11 @@ MainWindow::MainWindow(const QString& scenarioPath, QWidget* parent, bool restor
         m_progress->setValue(int(fraction * 1000));
         statusBar()->showMessage(tr("Searching: %1 candidates%2").arg(QLocale().toString(n))
                                      .arg(best.isEmpty() ? QString() : tr(" · best so far %1").arg(best)));
+    });
+    connect(&m_session, &Session::searchStarted, this, [this] {  // from Search ▶ or a stale view's "Search again"
+        m_progress->setValue(0);
+        m_progress->setVisible(true);
+        m_cancel->setVisible(true);
     });
     connect(&m_session, &Session::searchFinished, this, &MainWindow::showSearchFinished);
     connect(&m_session, &Session::modifiedChanged, this, [this](bool modified) {
@@ -114,6 +125,7 @@ MainWindow::MainWindow(const QString& scenarioPath, QWidget* parent, bool restor
 
 void MainWindow::buildMenus() {
     auto* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&New from preset…"), QKeySequence::New, this, &MainWindow::newFromPreset);
     file->addAction(tr("&Open…"), QKeySequence::Open, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Open scenario or config.json"), m_session.filePath(),
                                                           tr("Scenarios and configs (*.yaml *.yml *.json);;All files (*)"));
@@ -138,8 +150,17 @@ void MainWindow::buildMenus() {
     edit->addAction(undo);
     edit->addAction(redo);
 
+    // View: each tab on Ctrl+1..6.
+    auto* viewMenu = menuBar()->addMenu(tr("&View"));
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        QAction* a = viewMenu->addAction(m_tabs->tabText(i), this, [this, i] { m_tabs->setCurrentIndex(i); });
+        a->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
+    }
+
     auto* toolbar = addToolBar(tr("Search"));
     toolbar->setObjectName(QStringLiteral("searchToolbar"));
+    toolbar->addWidget(m_editor->topBar());  // Model ▾ Device ▾ device count (UI.md's top bar)
+    toolbar->addSeparator();
     auto* pin = toolbar->addAction(tr("Pin baseline"), this, [this] { hasBaseline() ? unpinBaseline() : pinBaseline(); });
     pin->setObjectName(QStringLiteral("pinBaseline"));
     pin->setCheckable(true);
@@ -158,6 +179,29 @@ void MainWindow::buildMenus() {
     offloadAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
     offloadAction->setToolTip(tr("Plan as Plan does, and let each stage offload its first layers' activations to the "
                                  "host over the device's host link (Ctrl+Shift+P; 1f1b, one chunk per stage)"));
+
+    auto* searchMenu = menuBar()->addMenu(tr("&Search"));
+    searchMenu->addAction(searchAction);
+    searchMenu->addAction(tr("&Cancel search"), this, &MainWindow::cancelSearch);
+    searchMenu->addSeparator();
+    searchMenu->addAction(planAction);
+    searchMenu->addAction(offloadAction);
+    searchMenu->addSeparator();
+    searchMenu->addAction(pin);
+
+    auto* help = menuBar()->addMenu(tr("&Help"));
+    QAction* reference = help->addAction(tr("&Field reference"), this, [this] { showFieldReference(this); });
+    reference->setShortcut(QKeySequence::HelpContents);
+    help->addAction(tr("&About Tessera"), this, [this] { showAbout(this); });
+}
+
+void MainWindow::newFromPreset() {
+    QStringList ids;
+    for (const core::PresetInfo& p : core::listPresets(core::PresetKind::Scenario)) ids << qs(p.id);
+    bool ok = false;
+    const QString id = QInputDialog::getItem(this, tr("New from preset"), tr("Built-in scenario:"), ids, 0, false, &ok);
+    if (!ok || id.isEmpty() || !confirmDiscard()) return;
+    load(id);
 }
 
 QWidget* MainWindow::view(const QString& name) const {
@@ -189,7 +233,10 @@ void MainWindow::showFigures() {
     if (!problems.empty()) {
         const core::Diagnostic& first = problems.front();
         const QString where = first.path.empty() ? qs(first.mark.text()) : qs(first.path);
-        statusBar()->showMessage(tr("%n problem(s): %1", nullptr, int(problems.size())).arg(where + QStringLiteral(": ") + qs(first.message)));
+        QString text = tr("⚠ %1: %2").arg(problemCount(problems.size()), where + QStringLiteral(": ") + qs(first.message));
+        for (const ProblemFix& fix : m_session.fixes())
+            if (fix.problem == 0) text += tr(" · fix: %1").arg(fix.text);
+        statusBar()->showMessage(text);
     } else if (statusBar()->currentMessage().contains(tr("problem"))) {
         statusBar()->clearMessage();
     }
@@ -214,12 +261,7 @@ void MainWindow::showFigures() {
                        QStringLiteral(" · ") + qs(core::calibrationStatus(evaluation->resolved.scenario.calibration)));
 }
 
-void MainWindow::startSearch() {
-    m_progress->setValue(0);
-    m_progress->setVisible(true);
-    m_cancel->setVisible(true);
-    m_session.startSearch();
-}
+void MainWindow::startSearch() { m_session.startSearch(); }
 
 void MainWindow::cancelSearch() {
     m_session.cancelSearch();

@@ -94,6 +94,7 @@ protected:
 
 private:
     void buildMenus();
+    void newFromPreset();
     void showFigures();
     void showSearchFinished();
     void updateTitle();

@@ -6,6 +6,7 @@
 
 #include "commands/scenariochange.h"
 #include "doc/emit.h"
+#include "doc/valuediff.h"
 #include "io/overrides.h"
 #include "io/presets.h"
 #include "io/scenarioio.h"
@@ -76,6 +77,7 @@ void Session::apply(const core::Value& document, Change why) {
 void Session::evaluateNow() {
     m_pending.stop();
     m_problems.clear();
+    m_fixes.clear();
     m_scenario.reset();
     const std::string source = m_path.isEmpty() ? m_title.toStdString() : m_path.toStdString();
     try {
@@ -89,8 +91,7 @@ void Session::evaluateNow() {
 
 QString Session::notCurrentNote() const {
     if (!m_evaluation || m_problems.empty()) return {};
-    return tr("Not current: the scenario has %n problem(s); these are the figures of the last one that priced", nullptr,
-              int(m_problems.size()));
+    return tr("Not current: the scenario has %1; these are the figures of the last one that priced").arg(problemCount(m_problems.size()));
 }
 
 bool Session::load(const QString& pathOrPreset) {
@@ -186,10 +187,27 @@ bool Session::searchIsStale() const {
     return m_search && m_search->error.isEmpty() && !searchInputsOf(m_document).sameAs(m_searchInputs);
 }
 
+QStringList Session::searchStaleSince(int most) const {
+    QStringList out;
+    if (!searchIsStale()) return out;
+    const std::vector<core::ValueChange> changes = core::valueChanges(m_searchInputs, searchInputsOf(m_document));
+    for (std::size_t i = 0; i < changes.size() && int(i) < most; ++i) out << qs(changes[i].text());
+    if (int(changes.size()) > most) out << tr("%n more", nullptr, int(changes.size()) - most);
+    return out;
+}
+
+void Session::applyFix(std::size_t index) {
+    if (index >= m_fixes.size()) return;
+    const ProblemFix fix = m_fixes[index];  // setScenario re-evaluates, which replaces m_fixes
+    core::Value document = m_document;
+    core::setAt(document, fix.path, fix.value);
+    setScenario(document, Change::Pick, tr("fix %1").arg(qs(fix.path)));
+}
+
 QString Session::plan(bool offload) {
     QString summary;
     if (!evaluationIsCurrent() || !m_scenario) {
-        summary = tr("Nothing planned: the scenario does not price as it stands (%n problem(s))", nullptr, int(m_problems.size()));
+        summary = tr("Nothing planned: the scenario does not price as it stands (%1)").arg(problemCount(m_problems.size()));
     } else {
         const core::ResolvedScenario& r = m_evaluation->resolved;
         const core::Plan plan = core::planStrategy(core::costInput(r), core::planRequest(r, true, true, offload));

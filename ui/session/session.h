@@ -20,6 +20,7 @@
 // evaluation() is the last one that worked and evaluationIsCurrent() is false.
 #include <QDateTime>
 #include <QObject>
+#include <QStringList>
 #include <QTimer>
 #include <memory>
 #include <optional>
@@ -36,6 +37,15 @@ namespace tessera::ui {
 // Why the document changed. Undo is what undo and redo report (the stack's own
 // replays); nobody passes it to setScenario.
 enum class Change { Load, Edit, Pick, Import, Recovery, Undo };
+
+// A mechanical fix for one of the document's problems: the value a field takes so the
+// rule it breaks holds ("set exec.dp to 4 so dp·tp·pp·cp = 64").
+struct ProblemFix {
+    std::size_t problem = 0;  // index into Session::problems()
+    QString text;
+    std::string path;  // "exec.dp"
+    core::Value value;
+};
 
 class Session : public QObject {
     Q_OBJECT
@@ -78,6 +88,9 @@ public:
     // What every view showing evaluation() says while the document has problems (the
     // figures are of the last scenario that priced); empty while they are its own.
     QString notCurrentNote() const;
+    // The problems' mechanical fixes (core/fit), and applying one: one undo step.
+    const std::vector<ProblemFix>& fixes() const { return m_fixes; }
+    void applyFix(std::size_t index);
     void evaluateNow();  // a pending edit's evaluation, without waiting for the quiet
     int debounceMs() const { return m_pending.interval(); }
 
@@ -98,6 +111,9 @@ public:
     // The search was run on other inputs than the document's now: model, cluster,
     // search section or run settings changed since (a pick changes none of them).
     bool searchIsStale() const;
+    // What changed since the search ran, in words ("model.num_layers 80 → 40"), first
+    // changes first; empty while it is current.
+    QStringList searchStaleSince(int most = 3) const;
     // A candidate's strategy laid over the exec section (core::execFor): one undo step.
     void pick(const core::Candidate& candidate);
 
@@ -132,6 +148,7 @@ private:
     std::optional<core::Scenario> m_scenario;
     std::shared_ptr<const core::Evaluation> m_evaluation;
     std::vector<core::Diagnostic> m_problems;
+    std::vector<ProblemFix> m_fixes;
     std::shared_ptr<const core::Evaluation> m_baseline;
     QDateTime m_baselinePinned;
     SearchController* m_searchController = nullptr;

@@ -14,6 +14,10 @@ inline QString secondsText(double seconds) { return qs(core::formatSeconds(secon
 // "61.2" (a column or axis says GiB).
 inline QString gibText(core::Bytes bytes, int decimals = 1) { return qs(core::gibNumber(bytes, decimals)); }
 // "+1.5", "−3.1".
+// "1 problem", "3 problems".
+inline QString problemCount(std::size_t n) {
+    return n == 1 ? QStringLiteral("1 problem") : QStringLiteral("%1 problems").arg(n);
+}
 inline QString gibDeltaText(core::Bytes now, core::Bytes then, int decimals = 1) { return qs(core::gibDelta(now, then, decimals)); }
 
 }  // namespace tessera::ui

@@ -15,29 +15,35 @@
 #include "models/candidatesmodel.h"
 #include "report/searchreport.h"
 #include "session/session.h"
+#include "style/palette.h"
 #include "style/reviewmode.h"
 #include "style/text.h"
 
 namespace tessera::ui {
 
 QString staleSearchText(const Session& session) {
-    if (!session.searchIsStale()) return {};
-    return QObject::tr("⚠ This search ran on an earlier scenario: the model, cluster, search section or run settings "
-                       "changed since. Search ▶ runs it on this one.");
+    const QStringList since = session.searchStaleSince();
+    if (since.isEmpty()) return {};
+    return QObject::tr("⚠ Stale: this search ran before %1. Its results are not this scenario's.").arg(since.join(QStringLiteral(", ")));
 }
 
 namespace {
 
-QLabel* staleLabel(QWidget* parent) {
+// The stale line, with a link that runs the search again on the scenario as it stands.
+QLabel* staleLabel(Session& session, QWidget* parent) {
     auto* label = new QLabel(parent);
+    label->setObjectName(QStringLiteral("staleSearch"));
     label->setWordWrap(true);
     label->setVisible(false);
+    label->setTextFormat(Qt::RichText);
+    label->setStyleSheet(colours::problemLabel());
+    QObject::connect(label, &QLabel::linkActivated, &session, [&session] { session.startSearch(); });
     return label;
 }
 
 void showStale(QLabel* label, const Session& session) {
     const QString text = staleSearchText(session);
-    label->setText(text);
+    label->setText(text.toHtmlEscaped() + QObject::tr(" <a href=\"search\">Search again</a> (Ctrl+R)"));
     label->setVisible(!text.isEmpty());
 }
 
@@ -45,7 +51,7 @@ void showStale(QLabel* label, const Session& session) {
 
 ParetoView::ParetoView(Session& session, QWidget* parent) : LazyView(parent), m_session(session) {
     auto* layout = new QVBoxLayout(this);
-    m_stale = staleLabel(this);
+    m_stale = staleLabel(m_session, this);
     layout->addWidget(m_stale);
     m_chart = new QChartView(this);
     m_chart->setRenderHint(QPainter::Antialiasing);
@@ -78,7 +84,7 @@ void ParetoView::rebuild() {
 CandidatesView::CandidatesView(Session& session, QWidget* parent) : QWidget(parent), m_session(session) {
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
-    m_stale = staleLabel(this);
+    m_stale = staleLabel(m_session, this);
     outer->addWidget(m_stale);
     auto* splitter = new QSplitter(this);
     outer->addWidget(splitter);

@@ -1,0 +1,32 @@
+#include "doc/valuediff.h"
+
+namespace tessera::core {
+
+std::string ValueChange::text() const { return path + " " + before + " → " + after; }
+
+namespace {
+
+std::string joined(const std::string& prefix, const std::string& key) { return prefix.empty() ? key : prefix + "." + key; }
+
+void collect(const Value& a, const Value& b, const std::string& path, std::vector<ValueChange>& out) {
+    if (!a.isMap() || !b.isMap()) {
+        if (!a.sameAs(b)) out.push_back({path, a.describe(), b.describe()});
+        return;
+    }
+    for (const Value::Entry& e : a.entries()) {
+        if (const Value* other = b.find(e.key)) collect(e.value, *other, joined(path, e.key), out);
+        else out.push_back({joined(path, e.key), e.value.describe(), "absent"});
+    }
+    for (const Value::Entry& e : b.entries())
+        if (!a.find(e.key)) out.push_back({joined(path, e.key), "absent", e.value.describe()});
+}
+
+}  // namespace
+
+std::vector<ValueChange> valueChanges(const Value& before, const Value& after, const std::string& prefix) {
+    std::vector<ValueChange> out;
+    collect(before, after, prefix, out);
+    return out;
+}
+
+}  // namespace tessera::core
