@@ -266,12 +266,17 @@ void SpecForm::markProblems(const std::vector<core::Diagnostic>& problems) {
                            : key.indexOf(QRegularExpression(QStringLiteral("[.\\[]"))));
         byKey[key] << QString::fromStdString(d.message);
     }
-    m_problems.clear();
+    // Only rows whose problems changed are restyled: a style sheet costs a re-polish each.
+    std::map<QString, QStringList> before;
+    before.swap(m_problems);
     for (auto& [key, row] : m_rows) {
         const auto it = byKey.find(key);
-        if (it != byKey.end()) m_problems[key] = it->second;
-        restyle(row, it != byKey.end() ? it->second : QStringList());
+        const QStringList now = it != byKey.end() ? it->second : QStringList();
+        if (!now.isEmpty()) m_problems[key] = now;
+        const auto was = before.find(key);
+        if ((was == before.end() ? QStringList() : was->second) != now || !m_styled) restyle(row, now);
     }
+    m_styled = true;
     showRows();
 }
 

@@ -102,6 +102,7 @@ private:
     void relabel(const QString& key);
     void showRows();
     QStringList m_pinned;
+    bool m_styled = false;  // every row restyled once
     std::map<QString, Row> m_rows;
     std::map<QString, QStringList> m_problems;  // the last markProblems(), by key
     std::vector<QString> m_order;
