@@ -14,7 +14,8 @@ PACKAGES=(cmake ninja-build g++ pkg-config
           qt6-base-dev qt6-charts-dev qt6-svg-dev libgl-dev
           libqt6opengl6-dev  # Qt6Charts' CMake config needs Qt6OpenGL; qt6-charts-dev does not pull it in
           libyaml-cpp-dev nlohmann-json3-dev libtoml11-dev
-          fonts-dejavu-core)  # the font review pictures embed (ui/export/reviewmode.h)
+          fonts-dejavu-core  # the font review pictures embed (ui/export/reviewmode.h)
+          poppler-utils)     # pdftotext: the tests read the review PDF as text
 BUILD_DIR=build
 # Extra Debian packages for the hardening and shipping commands only.
 SANITIZE_PACKAGES=()

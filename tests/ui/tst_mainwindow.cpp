@@ -34,6 +34,7 @@
 #include "forms/scenarioeditor.h"
 #include "forms/specform.h"
 #include "mainwindow/mainwindow.h"
+#include "models/candidatesmodel.h"
 #include "models/stagememorymodel.h"
 
 class TestMainWindow : public QObject {
@@ -304,7 +305,7 @@ private slots:
         auto* table = window.view("candidates")->findChild<QTableView*>("candidateTable");
         QVERIFY(table->model()->rowCount() > 0);
         for (int row = 0; row < table->model()->rowCount(); ++row) {
-            const int t = table->model()->index(row, 2).data().toInt();
+            const int t = table->model()->index(row, tessera::ui::CandidatesModel::Tp).data().toInt();
             QVERIFY(t == 4 || t == 8);
         }
     }
@@ -474,8 +475,21 @@ private slots:
         QVERIFY(pdf.open(QIODevice::ReadOnly));
         const QByteArray bytes = pdf.readAll();
         QVERIFY(bytes.startsWith("%PDF-"));
-        QVERIFY(bytes.size() > 50'000);  // four pages of pictures
-        QCOMPARE(bytes.count("/Type /Page") - bytes.count("/Type /Pages"), 4);
+        QVERIFY(bytes.size() > 50'000);  // five pages of pictures
+        QCOMPARE(bytes.count("/Type /Page") - bytes.count("/Type /Pages"), 5);
+        // It reads as a document: the verdict, the strategy, the assumptions, page numbers
+        // and the tables are text (poppler-utils' pdftotext, installed by tessera.sh).
+        QProcess text;
+        text.start(QStringLiteral("pdftotext"), {"-layout", out, "-"});
+        QVERIFY(text.waitForFinished(60000));
+        const QString words = QString::fromUtf8(text.readAllStandardOutput());
+        for (const QString& s : {QStringLiteral("FITS: the fullest device (stage 0) holds"), QStringLiteral("Strategy: dp"),
+                                 QStringLiteral("Assumptions"), QStringLiteral("Efficiencies: uncalibrated (the built-in fits)"),
+                                 QStringLiteral("Fields not stated, and what filled them"), QStringLiteral("derived:"),
+                                 QStringLiteral("Stage"), QStringLiteral("Total (GiB)"), QStringLiteral("peak GiB"),
+                                 QStringLiteral("tokens/s")})
+            QVERIFY2(words.contains(s), qPrintable(s));
+        for (int page = 1; page <= 5; ++page) QVERIFY(words.contains(QStringLiteral("page %1 of 5").arg(page)));
         // Nothing the user wrote is overwritten without asking.
         QProcess again;
         again.start(QStringLiteral(TESSERA_BINARY), {"report", "llama3-8b-a100x8", "-o", out});

@@ -4,6 +4,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QCursor>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QLocale>
 #include <QStackedBarSeries>
@@ -58,12 +59,12 @@ QChart* buildMemoryChart(const core::Estimate& e, const core::Estimate* baseline
     QStringList categories;
     for (const core::StageEstimate& s : e.stages) {
         top = std::max(top, gib(s.memory.total()));
-        categories << (s.memory.total() > e.deviceMemory ? QObject::tr("%1 over").arg(s.stage) : QString::number(s.stage));
+        categories << (s.memory.total() > e.deviceMemory ? QObject::tr("%1 ▲").arg(s.stage) : QString::number(s.stage));
     }
     auto* x = new QBarCategoryAxis(chart);
     x->append(categories);
-    x->setTitleText(mirrored ? QObject::tr("device s: stages s and p-1-s under dualpipe (\"over\": above the device's memory)")
-                             : QObject::tr("pipeline stage (\"over\": above the device's memory)"));
+    x->setTitleText(mirrored ? QObject::tr("device s: stages s and p-1-s under dualpipe (▲ in a red outline: above the device's memory)")
+                             : QObject::tr("pipeline stage (▲ in a red outline: above the device's memory)"));
     auto* y = new QValueAxis(chart);
     // Round ticks a reader can count: 10, 20 or 50 GiB apart.
     const double step = top > 300 ? 50 : top > 120 ? 20 : 10;
@@ -90,6 +91,23 @@ QChart* buildMemoryChart(const core::Estimate& e, const core::Estimate* baseline
     chart->addSeries(limit);
     limit->attachAxis(x);
     limit->attachAxis(y);
+    // A stage over the limit: a red outline around its bar (and "over" under it), not red fill alone.
+    bool named = false;
+    for (std::size_t i = 0; i < e.stages.size(); ++i) {
+        if (e.stages[i].memory.total() <= e.deviceMemory) continue;
+        auto* over = new QLineSeries(chart);
+        over->setName(QObject::tr("over the device's memory"));
+        QPen overPen(colours::kOverLimit);
+        overPen.setWidth(3);
+        over->setPen(overPen);
+        const double x0 = double(i) - 0.32, x1 = double(i) + 0.32, t = gib(e.stages[i].memory.total());
+        over->append(x0, 0), over->append(x0, t), over->append(x1, t), over->append(x1, 0), over->append(x0, 0);
+        chart->addSeries(over);
+        over->attachAxis(x);
+        over->attachAxis(y);
+        if (named) chart->legend()->markers(over).first()->setVisible(false);  // one legend entry for all
+        named = true;
+    }
     if (baseline) {
         // The baseline as an outline: a box around where each stage's bar stood.
         auto* outline = new QLineSeries(chart);

@@ -10,7 +10,11 @@
 #include "charts/stepchart.h"
 #include "export/reviewtables.h"
 #include "export/savefile.h"
+#include "doc/emit.h"
 #include "io/calibrationio.h"
+#include "io/scenarioio.h"
+#include "model/priced.h"
+#include "style/palette.h"
 #include "models/candidatesmodel.h"
 #include "models/stagememorymodel.h"
 #include "report/estimatereport.h"
@@ -98,16 +102,62 @@ QString baselineLine(const Review& r) {
              gibText(now.peakMemory), gibDeltaText(now.peakMemory, then.peakMemory));
 }
 
+// The verdict in one sentence: fits with how much headroom, or by how much it does not.
+QString verdict(const core::Estimate& e) {
+    const core::StageEstimate& peak = e.stages[std::size_t(e.peakStage)];
+    const QString where = peak.hasMirror ? QObject::tr("device %1").arg(peak.stage) : QObject::tr("stage %1").arg(peak.stage);
+    if (e.fits)
+        return QObject::tr("FITS: the fullest device (%1) holds %2 of %3 GiB, %4 GiB of headroom")
+            .arg(where, gibText(e.peakMemory), gibText(e.deviceMemory), gibText(e.deviceMemory - e.peakMemory));
+    return QObject::tr("DOES NOT FIT: %1 holds %2 of %3 GiB, %4 GiB over")
+        .arg(where, gibText(e.peakMemory), gibText(e.deviceMemory), gibText(e.peakMemory - e.deviceMemory));
+}
+
+// Page 1: the verdict, the strategy in one line, the figures, and every assumption the
+// figures rest on - each field the scenario did not state and what filled it, the
+// efficiencies (calibrated or not), and what is stated but not priced.
+void verdictPage(Pages& pages, const Review& r) {
+    QPainter& p = pages.painter();
+    const QRectF body = pages.body();
+    const core::ResolvedScenario& resolved = r.evaluation->resolved;
+    const core::Estimate& e = r.evaluation->estimate;
+    double y = body.top();
+    p.setPen(e.fits ? Qt::black : colours::kOverLimit);
+    y += drawLines(p, {verdict(e)}, {0, y}, reviewFont(12, true));
+    p.setPen(Qt::black);
+    y += drawLines(p, {QObject::tr("Strategy: %1").arg(qs(core::strategyLine(resolved)))}, {0, y}, reviewFont(10, true)) + pages.line() * 0.4;
+    QStringList figures;
+    for (const std::string& line : core::keyFigures(e)) figures << qs(line);
+    if (r.baseline) figures << baselineLine(r);
+    y += drawLines(p, figures, {0, y}, reviewFont(9)) + pages.line() * 0.6;
+
+    QStringList assumptions;
+    assumptions << QObject::tr("Efficiencies: %1").arg(qs(core::calibrationStatus(resolved.scenario.calibration)) +
+                                                       (resolved.scenario.calibration ? QString() : QObject::tr(" (the built-in fits)")));
+    const std::vector<core::NotPriced> unpriced = core::notPriced(resolved.scenario);
+    if (unpriced.empty()) assumptions << QObject::tr("Stated but not priced: none");
+    for (const core::NotPriced& n : unpriced)
+        assumptions << QObject::tr("NOT PRICED %1: %2 - %3").arg(qs(n.key), qs(n.value), qs(n.why));
+    y += drawLines(p, {QObject::tr("Assumptions")}, {0, y}, reviewFont(10, true));
+    y += drawLines(p, assumptions, {0, y}, reviewFont(8)) + pages.line() * 0.3;
+    // Every field the scenario left out, with what filled it and why, in columns.
+    const core::Value values = core::scenarioValue(resolved.scenario);
+    QStringList filled;
+    for (const auto& [path, how] : resolved.filled) {
+        const core::Value* v = &values;
+        for (const QString& part : qs(path).split(QLatin1Char('.'))) v = v && v->isMap() ? v->find(part.toStdString()) : nullptr;
+        const QString value = v ? (v->kind() == core::Value::Kind::String ? qs(v->asString()) : qs(core::toYaml(*v)).trimmed()) : QString();
+        filled << QStringLiteral("%1 = %2 · %3").arg(qs(path), value.left(40), qs(how.text()));
+    }
+    y += drawLines(p, {QObject::tr("Fields not stated, and what filled them (%1)").arg(filled.size())}, {0, y}, reviewFont(9, true));
+    drawColumns(p, filled, QRectF(0, y, body.width(), body.bottom() - y), reviewFont(7));
+}
+
 void memoryPage(Pages& pages, const Review& r) {
     QPainter& p = pages.painter();
     const QRectF body = pages.body();
     const core::Estimate& e = r.evaluation->estimate;
-    QStringList figures;
-    for (const std::string& line : core::keyFigures(e)) figures << qs(line);
-    // What the figures rest on: the built-in efficiencies or a fit on the team's runs.
-    figures << QObject::tr("Efficiencies: %1").arg(qs(core::calibrationStatus(r.evaluation->resolved.scenario.calibration)));
-    if (r.baseline) figures << baselineLine(r);
-    double y = body.top() + drawLines(p, figures, body.topLeft(), reviewFont(9)) + pages.line() * 0.5;
+    double y = body.top() + drawLines(p, {verdict(e)}, body.topLeft(), reviewFont(10, true)) + pages.line() * 0.5;
     StageMemoryModel stages;
     stages.setEstimate(e);
     if (r.baseline) stages.setBaseline(r.baseline->estimate);
@@ -184,7 +234,9 @@ bool writeReport(const Review& review, const QString& path, QString* error) {
         pdf.setResolution(150);
         pdf.setTitle(QStringLiteral("Tessera capacity review"));
         pdf.setCreator(QStringLiteral("Tessera"));
-        Pages pages(pdf, review, 4);
+        Pages pages(pdf, review, 5);
+        verdictPage(pages, review);
+        pages.next();
         memoryPage(pages, review);
         pages.next();
         pipelinePage(pages, review);

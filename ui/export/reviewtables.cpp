@@ -107,3 +107,25 @@ double drawLines(QPainter& painter, const QStringList& lines, const QPointF& at,
 }
 
 }  // namespace tessera::ui
+
+namespace tessera::ui {
+
+double drawColumns(QPainter& painter, const QStringList& lines, const QRectF& box, const QFont& font) {
+    painter.setFont(font);
+    const QFontMetricsF metrics(font, painter.device());
+    const int perColumn = std::max(1, int(box.height() / metrics.height()));
+    const int columns = std::max(1, int((lines.size() + perColumn - 1) / perColumn));
+    const double width = box.width() / columns;
+    double bottom = box.top();
+    for (int i = 0; i < lines.size(); ++i) {
+        const int column = i / perColumn, row = i % perColumn;
+        const double y = box.top() + (row + 1) * metrics.height();
+        // Only a line wider than its column is shortened, and it says so with an ellipsis.
+        painter.drawText(QPointF(box.left() + column * width, y - metrics.descent()),
+                         metrics.elidedText(lines[i], Qt::ElideRight, width - metrics.averageCharWidth()));
+        bottom = std::max(bottom, y);
+    }
+    return bottom - box.top();
+}
+
+}  // namespace tessera::ui

@@ -29,5 +29,7 @@ void drawWidget(QPainter& painter, QWidget& widget, const QRectF& box, double sc
 // Returns the height drawn; stops at the box's bottom.
 double drawTable(QPainter& painter, const TextTable& table, const QRectF& box, const QFont& font);
 double drawLines(QPainter& painter, const QStringList& lines, const QPointF& at, const QFont& font);
+// Lines in as many columns as the box's height needs; returns the height drawn.
+double drawColumns(QPainter& painter, const QStringList& lines, const QRectF& box, const QFont& font);
 
 }  // namespace tessera::ui

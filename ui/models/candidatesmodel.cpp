@@ -65,8 +65,9 @@ QVariant CandidatesModel::data(const QModelIndex& index, int role) const {
 
 QVariant CandidatesModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (role != Qt::DisplayRole || orientation != Qt::Horizontal) return {};
-    static const char* const kNames[] = {"#", "dp", "tp", "pp", "vpp", "cp", "ep", "mbs", "micro-batches", "SP", "sharding",
-                                         "recompute", "schedule", "layers per stage", "peak GiB", "step", "tokens/s"};
+    static const char* const kNames[] = {"#",  "step", "peak GiB", "tokens/s", "dp",        "tp",       "pp",       "vpp",     "cp",
+                                         "ep", "mbs",  "micro-batches", "SP",  "sharding", "recompute", "schedule", "layers per stage"};
+    static_assert(std::size(kNames) == ColumnCount);
     return section >= 0 && section < ColumnCount ? tr(kNames[section]) : QVariant();
 }
 

@@ -13,8 +13,9 @@ namespace tessera::ui {
 class CandidatesModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Rank, Dp, Tp, Pp, Vpp, Cp, Ep, MicroBatch, MicroBatches, SequenceParallel, Sharding, Recompute, Schedule,
-                  Layers, PeakMemory, StepTime, TokensPerSecond, ColumnCount };
+    // The figures a reviewer compares first, then the strategy that gives them.
+    enum Column { Rank, StepTime, PeakMemory, TokensPerSecond, Dp, Tp, Pp, Vpp, Cp, Ep, MicroBatch, MicroBatches, SequenceParallel,
+                  Sharding, Recompute, Schedule, Layers, ColumnCount };
 
     explicit CandidatesModel(QObject* parent = nullptr);
     void setCandidates(std::vector<core::Candidate> candidates);

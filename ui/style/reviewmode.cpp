@@ -37,6 +37,8 @@ QFont reviewFont(double pointSize, bool bold) {
     QFont font(families().sans);
     font.setPointSizeF(pointSize);
     font.setBold(bold);
+    // No ligatures: "ﬁ" in a PDF reads back as one glyph, and a search for "fits" misses it.
+    font.setStyleStrategy(QFont::PreferNoShaping);
     return font;
 }
 

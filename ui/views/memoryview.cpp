@@ -9,6 +9,7 @@
 #include "charts/memorychart.h"
 #include "views/layerstrip.h"
 #include "models/stagememorymodel.h"
+#include "charts/hovertip.h"
 #include "session/session.h"
 #include "style/palette.h"
 #include "style/text.h"
@@ -18,6 +19,7 @@ namespace tessera::ui {
 MemoryView::MemoryView(Session& session, QWidget* parent) : LazyView(parent), m_session(session) {
     auto* layout = new QVBoxLayout(this);
     m_chart = new QChartView(this);
+    keepHoverTips(m_chart);  // a bar's exact bytes stay while the pointer rests on it
     m_chart->setRenderHint(QPainter::Antialiasing);
     m_chart->setObjectName(QStringLiteral("memoryChart"));
     layout->addWidget(m_chart, 3);

@@ -4,6 +4,7 @@
 #include <QVBoxLayout>
 
 #include "charts/stepchart.h"
+#include "charts/hovertip.h"
 #include "session/session.h"
 #include "style/text.h"
 #include "views/timelinewidget.h"
@@ -26,6 +27,7 @@ PipelineView::PipelineView(Session& session, QWidget* parent) : LazyView(parent)
     m_timeline = new TimelineWidget(this);
     layout->addWidget(m_timeline, 3);
     m_chart = new QChartView(this);
+    keepHoverTips(m_chart);  // a bar's exact bytes stay while the pointer rests on it
     m_chart->setRenderHint(QPainter::Antialiasing);
     m_chart->setObjectName(QStringLiteral("stepChart"));
     layout->addWidget(m_chart, 2);

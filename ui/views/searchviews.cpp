@@ -1,6 +1,7 @@
 #include "views/searchviews.h"
 
 #include <QChartView>
+#include <algorithm>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
@@ -14,6 +15,7 @@
 #include "charts/paretochart.h"
 #include "models/candidatesmodel.h"
 #include "report/searchreport.h"
+#include "charts/hovertip.h"
 #include "session/session.h"
 #include "style/palette.h"
 #include "style/reviewmode.h"
@@ -41,6 +43,42 @@ QLabel* staleLabel(Session& session, QWidget* parent) {
     return label;
 }
 
+// Every word of the filter must appear in some column of the row: "interleaved zero-2 tp 8".
+class WordsFilter : public QSortFilterProxyModel {
+public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+    void setWords(const QString& text) {
+        m_words = text.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+        invalidateFilter();
+    }
+
+protected:
+    bool filterAcceptsRow(int row, const QModelIndex& parent) const override {
+        if (m_words.isEmpty()) return true;
+        QString line;
+        for (int c = 0; c < sourceModel()->columnCount(parent); ++c)
+            line += sourceModel()->headerData(c, Qt::Horizontal).toString() + QLatin1Char(' ') +
+                    sourceModel()->index(row, c, parent).data().toString() + QLatin1Char(' ');
+        line += sourceModel()->index(row, 0, parent).data(Qt::ToolTipRole).toString();  // the strategy's own label: "tp8 pp4 ..."
+        return std::all_of(m_words.begin(), m_words.end(), [&](const QString& w) { return line.contains(w, Qt::CaseInsensitive); });
+    }
+
+private:
+    QStringList m_words;
+};
+
+// What an empty Pareto or Candidates tab says: how to fill it.
+QLabel* emptyHint(QWidget* parent) {
+    auto* hint = new QLabel(QObject::tr("No search yet. Search ▶ (Ctrl+R) searches this scenario's strategy space - its search "
+                                        "section, or the default space - on a worker thread; the best strategies and the front of "
+                                        "memory against step time land here. Double-click one to load it."),
+                            parent);
+    hint->setObjectName(QStringLiteral("emptyHint"));
+    hint->setWordWrap(true);
+    hint->setAlignment(Qt::AlignCenter);
+    return hint;
+}
+
 void showStale(QLabel* label, const Session& session) {
     const QString text = staleSearchText(session);
     label->setText(text.toHtmlEscaped() + QObject::tr(" <a href=\"search\">Search again</a> (Ctrl+R)"));
@@ -54,9 +92,13 @@ ParetoView::ParetoView(Session& session, QWidget* parent) : LazyView(parent), m_
     m_stale = staleLabel(m_session, this);
     layout->addWidget(m_stale);
     m_chart = new QChartView(this);
+    keepHoverTips(m_chart);  // a bar's exact bytes stay while the pointer rests on it
     m_chart->setRenderHint(QPainter::Antialiasing);
     m_chart->setObjectName(QStringLiteral("paretoChart"));
     layout->addWidget(m_chart);
+    m_empty = emptyHint(this);
+    layout->addWidget(m_empty);
+    m_chart->setVisible(false);  // until a search lands
     // The current strategy's ring and the baseline's square move with the scenario.
     for (auto signal : {&Session::searchFinished, &Session::evaluated, &Session::baselineChanged})
         connect(&m_session, signal, this, &ParetoView::update);
@@ -65,6 +107,8 @@ ParetoView::ParetoView(Session& session, QWidget* parent) : LazyView(parent), m_
 
 void ParetoView::update() {
     showStale(m_stale, m_session);
+    m_empty->setVisible(!m_session.search());
+    m_chart->setVisible(m_session.search() != nullptr);
     invalidate();
 }
 
@@ -91,16 +135,15 @@ CandidatesView::CandidatesView(Session& session, QWidget* parent) : QWidget(pare
     auto* tablePane = new QWidget(splitter);
     auto* tableLayout = new QVBoxLayout(tablePane);
     auto* filter = new QLineEdit(tablePane);
-    filter->setPlaceholderText(tr("Filter strategies (any column), e.g. interleaved or ZeRO-2"));
+    filter->setPlaceholderText(tr("Filter strategies: every word must match, e.g. interleaved ZeRO-2 tp8"));
     filter->setClearButtonEnabled(true);
     tableLayout->addWidget(filter);
     m_model = new CandidatesModel(this);
-    m_proxy = new QSortFilterProxyModel(this);
+    auto* words = new WordsFilter(this);
+    m_proxy = words;
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(Qt::UserRole);
-    m_proxy->setFilterKeyColumn(-1);
-    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
-    connect(filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
+    connect(filter, &QLineEdit::textChanged, this, [words](const QString& text) { words->setWords(text); });
     auto* table = new QTableView(tablePane);
     table->setObjectName(QStringLiteral("candidateTable"));
     table->setModel(m_proxy);
@@ -113,10 +156,13 @@ CandidatesView::CandidatesView(Session& session, QWidget* parent) : QWidget(pare
         m_session.pick(m_model->candidate(m_proxy->mapToSource(index).row()));
     });
     tableLayout->addWidget(table);
+    m_empty = emptyHint(tablePane);
+    tableLayout->addWidget(m_empty);
+    table->setVisible(false);
     m_refusals = new QPlainTextEdit(splitter);
     m_refusals->setReadOnly(true);
     m_refusals->setFont(fixedFont());
-    m_refusals->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_refusals->setLineWrapMode(QPlainTextEdit::WidgetWidth);  // a refusal's reason reads whole
     m_refusals->setObjectName(QStringLiteral("refusals"));
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 1);
@@ -127,6 +173,8 @@ CandidatesView::CandidatesView(Session& session, QWidget* parent) : QWidget(pare
 void CandidatesView::showSearch() {
     showStale(m_stale, m_session);
     const auto& outcome = m_session.search();
+    m_empty->setVisible(!outcome);
+    if (auto* table = findChild<QTableView*>(QStringLiteral("candidateTable"))) table->setVisible(outcome != nullptr);
     if (!outcome) return;
     if (!outcome->error.isEmpty()) {
         m_model->setCandidates({});

@@ -30,6 +30,7 @@ private:
 
     Session& m_session;
     QLabel* m_stale = nullptr;
+    QLabel* m_empty = nullptr;  // the hint while no search has run
     QChartView* m_chart = nullptr;
 };
 
@@ -43,6 +44,7 @@ private:
 
     Session& m_session;
     QLabel* m_stale = nullptr;
+    QLabel* m_empty = nullptr;  // the hint while no search has run
     CandidatesModel* m_model = nullptr;
     QSortFilterProxyModel* m_proxy = nullptr;
     QPlainTextEdit* m_refusals = nullptr;

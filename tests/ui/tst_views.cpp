@@ -1,0 +1,116 @@
+// Views that hold up (issue 17): Pareto and Candidates say how to fill them before any
+// search; the candidate filter takes several words, each of which must match; a chart's
+// hover tooltip stays while the pointer rests (the view's own ToolTip event no longer
+// hides it); a stage over the device's memory gets a red outline named in the legend.
+#include <QApplication>
+#include <QChart>
+#include <QChartView>
+#include <QLabel>
+#include <QLegendMarker>
+#include <QLineEdit>
+#include <QLineSeries>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QToolTip>
+#include <QtTest>
+#include <memory>
+
+#include "charts/memorychart.h"
+#include "io/presets.h"
+#include "mainwindow/mainwindow.h"
+#include "models/candidatesmodel.h"
+#include "io/scenarioio.h"
+#include "model/evaluation.h"
+
+using tessera::ui::MainWindow;
+namespace core = tessera::core;
+
+class TestViews : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("TesseraTests"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_views"));
+    }
+
+    void emptyHintsThenAFilterOfSeveralWords() {
+        MainWindow w({}, nullptr, false);
+        w.setNeverAsk(true);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        for (const char* v : {"pareto", "candidates"}) {
+            w.showView(QString::fromLatin1(v));
+            auto* hint = w.view(QString::fromLatin1(v))->findChild<QLabel*>(QStringLiteral("emptyHint"));
+            QVERIFY2(hint && hint->isVisible() && hint->text().contains(QStringLiteral("Search ▶")), v);
+        }
+        QSignalSpy done(&w, &MainWindow::searchFinished);
+        w.startSearch();
+        QVERIFY(done.wait(60000));
+        auto* table = w.view(QStringLiteral("candidates"))->findChild<QTableView*>(QStringLiteral("candidateTable"));
+        QVERIFY(table->isVisible());
+        QVERIFY(!w.view(QStringLiteral("candidates"))->findChild<QLabel*>(QStringLiteral("emptyHint"))->isVisible());
+        const int all = table->model()->rowCount();
+        QVERIFY(all > 2);
+        auto* filter = w.view(QStringLiteral("candidates"))->findChild<QLineEdit*>();
+        // The first row's own strategy words: its tp and its schedule, each from the table.
+        const QString tp = QStringLiteral("tp%1").arg(table->model()->index(0, tessera::ui::CandidatesModel::Tp).data().toString());
+        const QString schedule = table->model()->index(0, tessera::ui::CandidatesModel::Schedule).data().toString();
+        QTest::keyClicks(filter, tp);
+        const int byTp = table->model()->rowCount();
+        QVERIFY(byTp >= 1 && byTp <= all);
+        QTest::keyClicks(filter, QStringLiteral(" ") + schedule);
+        const int byBoth = table->model()->rowCount();
+        QVERIFY(byBoth >= 1 && byBoth <= byTp);
+        for (int r = 0; r < byBoth; ++r) {
+            QCOMPARE(QStringLiteral("tp%1").arg(table->model()->index(r, tessera::ui::CandidatesModel::Tp).data().toString()), tp);
+            QCOMPARE(table->model()->index(r, tessera::ui::CandidatesModel::Schedule).data().toString(), schedule);
+        }
+        QTest::keyClicks(filter, QStringLiteral(" no-such-word"));
+        QCOMPARE(table->model()->rowCount(), 0);
+    }
+
+    void hoverTooltipsStayWhileThePointerRests() {
+        MainWindow w({}, nullptr, false);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto* view = w.view(QStringLiteral("memory"))->findChild<QChartView*>(QStringLiteral("memoryChart"));
+        QWidget* viewport = view->viewport();
+        const QPoint at = viewport->rect().center();
+        QToolTip::showText(viewport->mapToGlobal(at), QStringLiteral("Stage 0 · Activations: 21.00 GiB"), viewport);
+        QVERIFY(QToolTip::isVisible());
+        // The rest timer's ToolTip event, which QGraphicsView answers by hiding any tooltip.
+        QHelpEvent rest(QEvent::ToolTip, at, viewport->mapToGlobal(at));
+        QApplication::sendEvent(viewport, &rest);
+        QVERIFY(QToolTip::isVisible());
+        QCOMPARE(QToolTip::text(), QStringLiteral("Stage 0 · Activations: 21.00 GiB"));
+        QToolTip::hideText();
+    }
+
+    void aStageOverTheLimitIsOutlinedAndNamed() {
+        const core::Evaluation e = core::evaluateScenario(core::presetScenario("deepseek-v3-h800x2048-1f1b"));
+        QVERIFY(!e.estimate.fits);
+        QChartView shown(tessera::ui::buildMemoryChart(e.estimate, nullptr));  // a legend's markers show once it is
+        shown.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&shown));
+        QChart* chart = shown.chart();
+        int outlines = 0, named = 0;
+        for (QAbstractSeries* s : chart->series())
+            if (s->name() == QStringLiteral("over the device's memory")) {
+                ++outlines;
+                named += chart->legend()->markers(s).first()->isVisible();
+                QCOMPARE(static_cast<QLineSeries*>(s)->pen().color(), QColor(0xD5, 0x00, 0x00));
+            }
+        int over = 0;
+        for (const core::StageEstimate& s : e.estimate.stages) over += s.memory.total() > e.estimate.deviceMemory;
+        QCOMPARE(outlines, over);
+        QCOMPARE(named, 1);
+        const core::Evaluation fits = core::evaluateScenario(core::presetScenario("llama3-8b-a100x8"));
+        std::unique_ptr<QChart> none(tessera::ui::buildMemoryChart(fits.estimate, nullptr));
+        for (QAbstractSeries* s : none->series()) QVERIFY(s->name() != QStringLiteral("over the device's memory"));
+    }
+};
+
+QTEST_MAIN(TestViews)
+#include "tst_views.moc"
