@@ -11,6 +11,7 @@
 #include <QLineSeries>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTableView>
 #include <QToolTip>
 #include <QtTest>
@@ -22,6 +23,8 @@
 #include "models/candidatesmodel.h"
 #include "io/scenarioio.h"
 #include "model/evaluation.h"
+#include "io/overrides.h"
+#include "report/estimatereport.h"
 
 using tessera::ui::MainWindow;
 namespace core = tessera::core;
@@ -86,6 +89,31 @@ private slots:
         QVERIFY(QToolTip::isVisible());
         QCOMPARE(QToolTip::text(), QStringLiteral("Stage 0 · Activations: 21.00 GiB"));
         QToolTip::hideText();
+    }
+
+    // A pinned baseline is named in the legend by its strategy and time; every figure of
+    // the status bar carries its delta, tokens/s and MFU too.
+    void theBaselineIsNamedAndEveryFigureMoves() {
+        MainWindow w({}, nullptr, false);
+        w.setNeverAsk(true);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.pinBaseline();
+        core::Value doc = w.session().document();
+        core::setAt(doc, "exec.recompute", core::parseDocument("[{first: 0, option: full}]", "t", core::Format::Yaml));
+        w.session().setScenario(doc, tessera::ui::Change::Edit, QStringLiteral("full recompute"));
+        w.session().evaluateNow();
+        const QString figures = w.statusBar()->findChildren<QLabel*>().last()->text();
+        QVERIFY2(figures.contains(QRegularExpression(QStringLiteral("tok/s")) ) &&
+                     figures.contains(QRegularExpression(QStringLiteral("\\(−[0-9,]+\\) tok/s"))),
+                 qPrintable(figures));
+        QVERIFY2(figures.contains(QRegularExpression(QStringLiteral("MFU [0-9.]+ % \\(−[0-9.]+ pt\\)"))), qPrintable(figures));
+        w.showView(QStringLiteral("memory"));
+        QChart* chart = w.view(QStringLiteral("memory"))->findChild<QChartView*>(QStringLiteral("memoryChart"))->chart();
+        bool named = false;
+        const QString expected = QStringLiteral("baseline: ") + QString::fromStdString(core::strategyLine(w.session().baseline()->resolved));
+        for (QAbstractSeries* series : chart->series()) named = named || series->name().startsWith(expected + QStringLiteral(", pinned "));
+        QVERIFY(named);
     }
 
     void aStageOverTheLimitIsOutlinedAndNamed() {

@@ -22,7 +22,7 @@ double gib(core::Bytes b) { return double(b) / double(core::GiB); }
 
 }  // namespace
 
-QChart* buildMemoryChart(const core::Estimate& e, const core::Estimate* baseline) {
+QChart* buildMemoryChart(const core::Estimate& e, const core::Estimate* baseline, const QString& baselineName) {
     auto* chart = new QChart;
     chart->setTheme(colours::darkPalette() ? QChart::ChartThemeDark : QChart::ChartThemeLight);  // before any series: it recolours them
     // dualpipe: a bar is a device holding stage s and the mirrored stage p-1-s
@@ -111,7 +111,7 @@ QChart* buildMemoryChart(const core::Estimate& e, const core::Estimate* baseline
     if (baseline) {
         // The baseline as an outline: a box around where each stage's bar stood.
         auto* outline = new QLineSeries(chart);
-        outline->setName(QObject::tr("pinned baseline (outline)"));
+        outline->setName(baselineName.isEmpty() ? QObject::tr("pinned baseline (outline)") : baselineName + QObject::tr(" (outline)"));
         QPen pen(colours::ink());
         pen.setWidth(2);
         outline->setPen(pen);

@@ -164,7 +164,7 @@ void memoryPage(Pages& pages, const Review& r) {
     const TextTable table = tableOf(stages);
     const double tableHeight = pages.line() * 1.25 * double(std::min<qsizetype>(table.rows.size(), 16) + 1.5);
     const double chartHeight = std::max(body.height() * 0.3, body.bottom() - y - tableHeight);
-    drawChart(p, buildMemoryChart(e, r.baseline ? &r.baseline->estimate : nullptr), QRectF(0, y, body.width(), chartHeight),
+    drawChart(p, buildMemoryChart(e, r.baseline ? &r.baseline->estimate : nullptr, r.baseline ? baselineLabel(*r.baseline, r.baselinePinned) : QString()), QRectF(0, y, body.width(), chartHeight),
               pages.scale());
     drawTable(p, table, QRectF(0, y + chartHeight + pages.line() * 0.5, body.width(), body.bottom() - y - chartHeight), reviewMonoFont(8));
 }

@@ -245,19 +245,24 @@ void MainWindow::showFigures() {
     const core::Estimate& e = evaluation->estimate;
     const core::Estimate* base = m_session.baseline() ? &m_session.baseline()->estimate : nullptr;
     // With a pinned baseline, every figure carries its difference.
-    QString stepDelta, peakDelta;
+    QString stepDelta, peakDelta, tokensDelta, mfuDelta;
     if (base) {
         const double d = e.stepSeconds - base->stepSeconds;
         stepDelta = QStringLiteral(" (%1%2 s)").arg(d >= 0 ? QStringLiteral("+") : QStringLiteral("−")).arg(std::abs(d), 0, 'f', 2);
         peakDelta = QStringLiteral(" (%1 GiB)").arg(gibDeltaText(e.peakMemory, base->peakMemory));
+        const double t = e.tokensPerSecond - base->tokensPerSecond, m = (e.mfu - base->mfu) * 100;
+        tokensDelta = QStringLiteral(" (%1%2)").arg(t >= 0 ? QStringLiteral("+") : QStringLiteral("−"),
+                                                   QLocale().toString(qlonglong(std::llround(std::abs(t)))));
+        mfuDelta = QStringLiteral(" (%1%2 pt)").arg(m >= 0 ? QStringLiteral("+") : QStringLiteral("−")).arg(std::abs(m), 0, 'f', 1);
     }
     const bool current = m_session.notCurrentNote().isEmpty();
     m_figures->setStyleSheet(current ? QString() : colours::unpricedLabel());
-    m_figures->setText((current ? QString() : tr("last that priced: ")) + tr("step %1%7 · %2 tok/s · MFU %3 % · peak %4%8 / %5 GiB %6")
+    m_figures->setText((current ? QString() : tr("last that priced: ")) +
+                       tr("step %1%7 · %2%9 tok/s · MFU %3 %%10 · peak %4%8 / %5 GiB %6")
                            .arg(secondsText(e.stepSeconds), QLocale().toString(qlonglong(std::llround(e.tokensPerSecond))))
                            .arg(e.mfu * 100, 0, 'f', 1)
                            .arg(gibText(e.peakMemory), gibText(e.deviceMemory), e.fits ? QStringLiteral("✓") : tr("over"),
-                                stepDelta, peakDelta) +
+                                stepDelta, peakDelta, tokensDelta, mfuDelta) +
                        QStringLiteral(" · ") + qs(core::calibrationStatus(evaluation->resolved.scenario.calibration)));
 }
 

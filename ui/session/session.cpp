@@ -12,6 +12,7 @@
 #include "io/scenarioio.h"
 #include "io/specwriter.h"
 #include "plan/planexec.h"
+#include "report/estimatereport.h"
 #include "search/strategy.h"
 #include "units/units.h"
 #include "style/text.h"
@@ -164,6 +165,12 @@ void Session::pinBaseline() {
     m_baselinePinned = QDateTime::currentDateTime();
     emit baselineChanged();
 }
+
+QString baselineLabel(const core::Evaluation& baseline, const QDateTime& pinned) {
+    return QObject::tr("baseline: %1, pinned %2").arg(qs(core::strategyLine(baseline.resolved)), pinned.toString(QStringLiteral("hh:mm")));
+}
+
+QString Session::baselineLabel() const { return m_baseline ? tessera::ui::baselineLabel(*m_baseline, m_baselinePinned) : QString(); }
 
 void Session::unpinBaseline() {
     m_baseline.reset();

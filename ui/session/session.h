@@ -34,6 +34,9 @@ class QUndoStack;
 
 namespace tessera::ui {
 
+// "baseline: <its strategy>, pinned hh:mm", for legends and titles.
+QString baselineLabel(const core::Evaluation& baseline, const QDateTime& pinned);
+
 // Why the document changed. Undo is what undo and redo report (the stack's own
 // replays); nobody passes it to setScenario.
 enum class Change { Load, Edit, Pick, Import, Recovery, Undo };
@@ -99,6 +102,8 @@ public:
     void unpinBaseline();
     const std::shared_ptr<const core::Evaluation>& baseline() const { return m_baseline; }
     const QDateTime& baselinePinned() const { return m_baselinePinned; }
+    // What a legend calls it: "baseline: dp 2 · tp 8 · pp 4 ..., pinned 14:02"; empty when none.
+    QString baselineLabel() const;
 
     // --- the search -----------------------------------------------------------------
     // The document's scenario on a worker thread (its search section, or the default

@@ -90,7 +90,7 @@ void MemoryView::rebuild() {
     if (!evaluation) return;
     const core::Estimate* baseline = m_session.baseline() ? &m_session.baseline()->estimate : nullptr;
     QChart* old = m_chart->chart();
-    m_chart->setChart(buildMemoryChart(evaluation->estimate, baseline));
+    m_chart->setChart(buildMemoryChart(evaluation->estimate, baseline, m_session.baselineLabel()));
     m_strip->followChart();
     if (!m_session.notCurrentNote().isEmpty())
         m_chart->chart()->setTitle(tr("NOT CURRENT (last scenario that priced) · ") + m_chart->chart()->title());
