@@ -7,7 +7,6 @@
 #include <set>
 
 #include "fit/moves.h"
-#include "io/specwriter.h"
 #include "units/units.h"
 
 namespace tessera::core {
@@ -37,17 +36,6 @@ DominantTerm dominantTerm(const Estimate& e) {
 
 namespace {
 
-// The exec keys `after` states otherwise than `before`.
-std::set<std::string> editedKeys(const ExecSpec& before, const ExecSpec& after) {
-    const Value a = SpecWriter::write(before), b = SpecWriter::write(after);
-    std::set<std::string> out;
-    for (const Value::Entry& e : a.entries())
-        if (const Value* other = b.find(e.key); !other || !other->sameAs(e.value)) out.insert(e.key);
-    for (const Value::Entry& e : b.entries())
-        if (!a.find(e.key)) out.insert(e.key);
-    return out;
-}
-
 struct Move {
     std::vector<std::size_t> knobs;  // indices into the knob list
     ExecSpec exec;
@@ -62,7 +50,8 @@ std::optional<Move> moveOf(const Scenario& stated, const std::vector<Knob>& knob
     Move m;
     m.exec = stated.exec;
     for (std::size_t i : ids) knobs[i].set(m.exec);
-    m.edited = editedKeys(stated.exec, m.exec);
+    const std::vector<std::string> edited = statedChanges(stated.exec, m.exec);
+    m.edited = {edited.begin(), edited.end()};
     if (m.edited.empty()) return std::nullopt;
     rederiveCoupled(stated.exec, m.exec, devices, m.edited);
     m.knobs = std::move(ids);

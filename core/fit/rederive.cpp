@@ -234,16 +234,22 @@ std::string Change::text() const {
     return execKey(key) + " " + show(before) + " → " + show(after) + (derived ? " (derived)" : "");
 }
 
-std::vector<Change> changesBetween(const ExecSpec& before, const ExecSpec& after, std::int64_t devices,
-                                   const std::set<std::string>& editedKeys) {
-    std::set<std::string> edited;
-    for (const std::string& k : editedKeys) edited.insert(execKey(k));
+std::vector<std::string> statedChanges(const ExecSpec& before, const ExecSpec& after) {
     const Value a = SpecWriter::write(before), b = SpecWriter::write(after);
     std::vector<std::string> keys;
     for (const Value::Entry& e : a.entries())
         if (const Value* other = b.find(e.key); !other || !other->sameAs(e.value)) keys.push_back(e.key);
     for (const Value::Entry& e : b.entries())
         if (!a.find(e.key)) keys.push_back(e.key);
+    return keys;
+}
+
+std::vector<Change> changesBetween(const ExecSpec& before, const ExecSpec& after, std::int64_t devices,
+                                   const std::set<std::string>& editedKeys) {
+    std::set<std::string> edited;
+    for (const std::string& k : editedKeys) edited.insert(execKey(k));
+    const Value a = SpecWriter::write(before), b = SpecWriter::write(after);
+    std::vector<std::string> keys = statedChanges(before, after);
     // The unstated degrees and batch sizes that derive otherwise.
     const Layout was = layoutOf(before, devices), now = layoutOf(after, devices);
     const std::pair<const char*, std::pair<std::int64_t, std::int64_t>> derivable[] = {

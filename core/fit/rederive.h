@@ -43,6 +43,10 @@ std::int64_t statedDevices(const ClusterSpec& cluster);
 // pinned ones) as they are. The global batch is kept unless it is held.
 void rederiveCoupled(const ExecSpec& before, ExecSpec& next, std::int64_t devices, const std::set<std::string>& held);
 
+// The exec keys `after` states otherwise than `before` (or only one of them states), in
+// the field table's order.
+std::vector<std::string> statedChanges(const ExecSpec& before, const ExecSpec& after);
+
 // The keys `after` states otherwise than `before`, and the degrees and batch sizes that
 // derive otherwise; `edited` (exec keys) are the edit, every other change is derived.
 std::vector<Change> changesBetween(const ExecSpec& before, const ExecSpec& after, std::int64_t devices,
