@@ -186,9 +186,9 @@ FitAdvice adviseFit(const Scenario& stated, const ResolvedScenario& r, const Est
         return a->estimate.stepSeconds < b->estimate.stepSeconds;
     });
     std::stable_sort(closest.begin(), closest.end(),
-              [](const Move* a, const Move* b) { return a->estimate.peakMemory < b->estimate.peakMemory; });
-    // Two moves that price alike to the byte and the second (selective recompute beside
-    // flash attention is none) are one suggestion: the first, simpler one.
+                     [](const Move* a, const Move* b) { return a->estimate.peakMemory < b->estimate.peakMemory; });
+    // Two moves that price alike, to the byte and to the second, are one suggestion (beside
+    // flash attention, Megatron's selective recompute keeps what none keeps): the first.
     auto alike = [](const Move* a, const Move* b) {
         return a->estimate.peakMemory == b->estimate.peakMemory && a->estimate.stepSeconds == b->estimate.stepSeconds;
     };
