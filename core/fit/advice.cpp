@@ -20,7 +20,8 @@ DominantTerm dominantTerm(const Estimate& e) {
     d.device = st.hasMirror;
     d.total = st.memory.total();
     for (const MemoryTerm& term : kMemoryTerms)
-        if (st.memory.*term.bytes > d.bytes || d.key.empty()) d.key = term.key, d.name = term.name, d.bytes = st.memory.*term.bytes;
+        if (st.memory.*term.bytes > d.bytes || d.key.empty())
+            d.key = term.key, d.name = term.name, d.bytes = st.memory.*term.bytes;
     d.share = d.total > 0 ? double(d.bytes) / double(d.total) : 0;
     d.over = std::int64_t(d.total) - std::int64_t(d.limit);
     std::string name = d.name;
@@ -151,7 +152,8 @@ std::string summaryOf(const FitAdvice& a, std::size_t fitting) {
 
 FitAdvice adviseFit(const Scenario& stated, const ResolvedScenario& r, const Estimate& now, const FitOptions& options) {
     FitAdvice out;
-    out.fits = now.fits, out.peakMemory = now.peakMemory, out.stepSeconds = now.stepSeconds, out.tokensPerSecond = now.tokensPerSecond;
+    out.fits = now.fits, out.peakMemory = now.peakMemory;
+    out.stepSeconds = now.stepSeconds, out.tokensPerSecond = now.tokensPerSecond;
     out.dominant = dominantTerm(now);
     const std::int64_t devices = *r.scenario.cluster.devices;
     const std::vector<Knob> knobs = knobsAround(stated, r);
@@ -161,7 +163,8 @@ FitAdvice adviseFit(const Scenario& stated, const ResolvedScenario& r, const Est
     for (Move& m : moves) price(stated, m);
     // Over the device, suggestions go fewest knobs first: with `limit` single moves that
     // fit, no pair would be shown.
-    const auto fittingSingles = std::count_if(moves.begin(), moves.end(), [](const Move& m) { return m.priced && m.estimate.fits; });
+    const auto fittingSingles =
+        std::count_if(moves.begin(), moves.end(), [](const Move& m) { return m.priced && m.estimate.fits; });
     if (options.pairs && (now.fits || std::size_t(fittingSingles) < options.limit)) {
         std::vector<Move> pairs = pairsOf(stated, knobs, moves, now, devices);
         for (Move& m : pairs) {

@@ -42,9 +42,15 @@ Fix removeFix(const std::string& path, const std::string& sentence) { return {pa
 std::vector<std::int64_t> nearest(std::int64_t now, std::int64_t most, const std::function<bool(std::int64_t)>& valid) {
     std::vector<std::int64_t> out;
     for (std::int64_t v = std::min(now - 1, most); v >= 1; --v)
-        if (valid(v)) { out.push_back(v); break; }
+        if (valid(v)) {
+            out.push_back(v);
+            break;
+        }
     for (std::int64_t v = now + 1; v <= most; ++v)
-        if (valid(v)) { out.push_back(v); break; }
+        if (valid(v)) {
+            out.push_back(v);
+            break;
+        }
     return out;
 }
 
@@ -60,8 +66,8 @@ std::vector<std::int64_t> multiples(std::int64_t n, std::int64_t step) {
 void fixDp(const Context& c, std::vector<Fix>& out) {
     const ExecSpec& e = c.stated.exec;
     const Layout& l = c.layout;
-    const std::int64_t q = l.tp * l.pp * l.cp;
-    if (!e.dp || q <= 0 || c.devices % q != 0 || *e.dp * q == c.devices) return;
+    const std::int64_t q = checkedProduct({l.tp, l.pp, l.cp});
+    if (!e.dp || q <= 0 || c.devices % q != 0 || checkedProduct({*e.dp, q}) == c.devices) return;
     out.push_back(degreeFix(c, "dp", c.devices / q, "so dp·tp·pp·cp = " + num(c.devices) + ", the devices"));
 }
 
@@ -73,23 +79,24 @@ void fixBatch(const Context& c, std::vector<Fix>& out) {
     const auto& mbs = e.micro_batch_size;
     const auto& mbn = e.micro_batch_num;
     if (mbs && mbn) {
-        if (*mbs * *mbn * dp == gbs) return;
-        if (gbs % (*mbs * dp) == 0)
-            out.push_back(setFix("exec.micro_batch_num", Value::integer(gbs / (*mbs * dp)),
-                                 "set exec.micro_batch_num to " + num(gbs / (*mbs * dp)) + " so micro_batch_size · "
-                                 "micro_batch_num · dp = " + num(gbs) + ", the global batch"));
-        else
-            out.push_back(setFix("exec.global_batch_size", Value::integer(*mbs * *mbn * dp),
-                                 "set exec.global_batch_size to " + num(*mbs * *mbn * dp) + " = micro_batch_size · "
-                                 "micro_batch_num · dp"));
+        const std::int64_t all = checkedProduct({*mbs, *mbn, dp}), step = checkedProduct({*mbs, dp});
+        if (all == gbs || step == 0) return;
+        if (gbs % step == 0)
+            out.push_back(setFix("exec.micro_batch_num", Value::integer(gbs / step),
+                                 "set exec.micro_batch_num to " + num(gbs / step) +
+                                     " so micro_batch_size · micro_batch_num · dp = " + num(gbs) + ", the global batch"));
+        else if (all > 0)
+            out.push_back(setFix("exec.global_batch_size", Value::integer(all),
+                                 "set exec.global_batch_size to " + num(all) + " = micro_batch_size · micro_batch_num · dp"));
         return;
     }
-    const std::int64_t step = (mbs ? *mbs : mbn ? *mbn : 1) * dp;
-    if (gbs % step == 0) return;
+    const std::int64_t step = checkedProduct({mbs ? *mbs : mbn ? *mbn : 1, dp});
+    if (step == 0 || gbs % step == 0) return;
     const std::string what = mbs ? "micro_batch_size · dp" : mbn ? "micro_batch_num · dp" : "dp";
     for (std::int64_t g : multiples(gbs, step))
-        out.push_back(setFix("exec.global_batch_size", Value::integer(g),
-                             "set exec.global_batch_size to " + num(g) + ", the nearest multiple of " + what + " (" + num(step) + ")"));
+        out.push_back(
+            setFix("exec.global_batch_size", Value::integer(g),
+                   "set exec.global_batch_size to " + num(g) + ", the nearest multiple of " + what + " (" + num(step) + ")"));
 }
 
 void fixTp(const Context& c, std::vector<Fix>& out) {
@@ -123,7 +130,8 @@ void fixSwitches(const Context& c, const std::string& path, std::vector<Fix>& ou
     const bool sharded = e.optimizer_parallel.value_or(false);
     if (path == "exec.sequence_parallel" && e.sequence_parallel.value_or(false) && l.tp == 1)
         out.push_back(setFix(path, Value::boolean(false), "set exec.sequence_parallel to false: it needs tp > 1"));
-    else if (path == "exec.tp_comm_overlap" && e.tp_comm_overlap.value_or(false) && l.tp > 1 && !e.sequence_parallel.value_or(false))
+    else if (path == "exec.tp_comm_overlap" && e.tp_comm_overlap.value_or(false) && l.tp > 1 &&
+             !e.sequence_parallel.value_or(false))
         out.push_back(setFix("exec.sequence_parallel", Value::boolean(true),
                              "set exec.sequence_parallel to true: tp_comm_overlap pipelines its collectives"));
     else if ((path == "exec.grad_shard" || path == "exec.grad_shard_as_params") && !sharded)
@@ -133,7 +141,7 @@ void fixSwitches(const Context& c, const std::string& path, std::vector<Fix>& ou
         out.push_back(setFix("exec.optimizer_parallel", Value::boolean(true),
                              "set exec.optimizer_parallel to true: optimizer_shard says how far the states shard"));
     else if (path == "exec.optimizer_shard" && e.optimizer_shard && l.dp > 0 &&
-             (l.dp * (e.shard_spans_cp.value_or(false) ? l.cp : 1)) % *e.optimizer_shard != 0)
+             checkedProduct({l.dp, e.shard_spans_cp.value_or(false) ? l.cp : 1}) % *e.optimizer_shard != 0)
         out.push_back(removeFix(path, "remove exec.optimizer_shard: the states shard over the whole data-parallel group"));
     else if (path == "exec.deferred_grad_accumulation" && e.deferred_grad_accumulation.value_or(false) &&
              !e.grad_shard_as_params.value_or(false))

@@ -16,16 +16,15 @@
 namespace tessera::core {
 
 struct Fix {
-    std::string path;            // "exec.dp"
-    std::optional<Value> value;  // nullopt: remove the key (it derives, or is the run default)
-    std::string sentence;        // "set exec.dp to 4 so dp·tp·pp·cp = 64"
+    std::string path;               // "exec.dp"
+    std::optional<Value> value;     // nullopt: remove the key (it derives, or is the run default)
+    std::string sentence;           // "set exec.dp to 4 so dp·tp·pp·cp = 64"
     std::vector<Change> alongside;  // what the fix binds, re-derived (rederive.h), written with it
 };
 
 // Fixes for `problems` (resolve()'s, on the scenario `document` states; `baseDir` for
 // the files it names). Nothing when the document does not read as a scenario.
-std::vector<Fix> proposeFixes(const Value& document, const std::vector<Diagnostic>& problems,
-                              const std::string& baseDir = {});
+std::vector<Fix> proposeFixes(const Value& document, const std::vector<Diagnostic>& problems, const std::string& baseDir = {});
 
 // The fix written into the document, with what it binds.
 void applyFix(Value& document, const Fix& fix);

@@ -24,7 +24,8 @@ std::string uniformRecompute(const ExecSpec& e) {
     };
     if (all(e.full_recompute, true)) return e.selective_recompute && !all(e.selective_recompute, false) ? "" : "full";
     if (all(e.selective_recompute, true)) return e.full_recompute && !all(e.full_recompute, false) ? "" : "selective";
-    const bool none = (!e.full_recompute || all(e.full_recompute, false)) && (!e.selective_recompute || all(e.selective_recompute, false));
+    const bool none =
+        (!e.full_recompute || all(e.full_recompute, false)) && (!e.selective_recompute || all(e.selective_recompute, false));
     return none ? "none" : "";
 }
 
@@ -104,7 +105,8 @@ void offloadKnobs(const ResolvedScenario& r, std::vector<Knob>& out) {
     const auto* every = e.activation_offload ? std::get_if<std::int64_t>(&e.activation_offload->value) : nullptr;
     const bool offloading = e.activation_offload && !(every && *every == 0);
     if (offloading) {
-        out.push_back({"no activation offload", "activation offload", [](ExecSpec& x) { x.activation_offload = StageCounts{std::int64_t{0}}; }});
+        out.push_back({"no activation offload", "activation offload",
+                       [](ExecSpec& x) { x.activation_offload = StageCounts{std::int64_t{0}}; }});
     } else if (!r.partition.layers.empty() && !r.partition.layers.front().empty()) {
         const auto& first = r.partition.layers.front();
         const std::int64_t most = *std::min_element(first.begin(), first.end());

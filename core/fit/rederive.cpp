@@ -17,8 +17,7 @@ std::int64_t statedDevices(const ClusterSpec& c) {
     return 0;
 }
 
-// A product of stated counts, 0 past 2^63-1 (the GUI hands any whole number a field takes).
-std::int64_t product(std::initializer_list<std::int64_t> factors) {
+std::int64_t checkedProduct(std::initializer_list<std::int64_t> factors) {
     std::int64_t p = 1;
     for (std::int64_t f : factors)
         if (__builtin_mul_overflow(p, f, &p)) return 0;
@@ -28,16 +27,16 @@ std::int64_t product(std::initializer_list<std::int64_t> factors) {
 Layout layoutOf(const ExecSpec& e, std::int64_t devices) {
     Layout l;
     l.tp = e.tp.value_or(1), l.pp = e.pp.value_or(1), l.cp = e.cp.value_or(1), l.vpp = e.vpp.value_or(1), l.ep = e.ep.value_or(1);
-    const std::int64_t q = product({l.tp, l.pp, l.cp});
+    const std::int64_t q = checkedProduct({l.tp, l.pp, l.cp});
     l.dp = e.dp ? *e.dp : q > 0 && devices % q == 0 ? devices / q : 0;
     const auto& mbs = e.micro_batch_size;
     const auto& mbn = e.micro_batch_num;
     const auto& gbs = e.global_batch_size;
     auto quotient = [](std::int64_t n, std::int64_t d) { return d > 0 && n % d == 0 ? n / d : 0; };
     if (l.dp == 0) return l;
-    if (mbs && mbn) l.mbs = *mbs, l.mbn = *mbn, l.gbs = gbs ? *gbs : product({*mbs, *mbn, l.dp});
-    else if (gbs && mbs) l.mbs = *mbs, l.gbs = *gbs, l.mbn = quotient(*gbs, product({*mbs, l.dp}));
-    else if (gbs && mbn) l.mbn = *mbn, l.gbs = *gbs, l.mbs = quotient(*gbs, product({*mbn, l.dp}));
+    if (mbs && mbn) l.mbs = *mbs, l.mbn = *mbn, l.gbs = gbs ? *gbs : checkedProduct({*mbs, *mbn, l.dp});
+    else if (gbs && mbs) l.mbs = *mbs, l.gbs = *gbs, l.mbn = quotient(*gbs, checkedProduct({*mbs, l.dp}));
+    else if (gbs && mbn) l.mbn = *mbn, l.gbs = *gbs, l.mbs = quotient(*gbs, checkedProduct({*mbn, l.dp}));
     else if (gbs) l.mbs = 1, l.gbs = *gbs, l.mbn = quotient(*gbs, l.dp);
     return l;
 }
@@ -108,7 +107,8 @@ void rederivePlacement(const ExecSpec& before, ExecSpec& next, const std::set<st
     if (pp == ppWas && vpp == before.vpp.value_or(1)) return;
     auto free = [&](const char* key) { return !held.contains(key); };
     auto perStage = [](const std::optional<StageCounts>& c) {
-        return c && (std::holds_alternative<StageCounts::Flat>(c->value) || std::holds_alternative<StageCounts::Nested>(c->value));
+        return c &&
+               (std::holds_alternative<StageCounts::Flat>(c->value) || std::holds_alternative<StageCounts::Nested>(c->value));
     };
     if (free("pp_partition") && perStage(next.pp_partition)) {
         std::int64_t layers = 0;  // at most one stage a layer, and the 64 chunks resolve() models
@@ -121,7 +121,8 @@ void rederivePlacement(const ExecSpec& before, ExecSpec& next, const std::set<st
         else next.pp_partition.reset();
     }
     if (free("offset") && perStage(next.offset)) next.offset.reset();
-    for (auto [key, field] : {std::pair{"full_recompute", &next.full_recompute}, {"selective_recompute", &next.selective_recompute},
+    for (auto [key, field] : {std::pair{"full_recompute", &next.full_recompute},
+                              {"selective_recompute", &next.selective_recompute},
                               {"selective_comm_recompute", &next.selective_comm_recompute}})
         if (free(key) && perStage(*field)) field->reset();
     if (free("activation_offload") && pp != ppWas && next.activation_offload)
@@ -134,7 +135,7 @@ void rederiveBatch(const ExecSpec& before, ExecSpec& next, std::int64_t devices,
     auto free = [&](const char* key) { return !held.contains(key); };
     const Layout was = layoutOf(before, devices);
     Layout now = layoutOf(next, devices);
-    const std::int64_t q = product({now.tp, now.pp, now.cp});
+    const std::int64_t q = checkedProduct({now.tp, now.pp, now.cp});
     if (free("dp") && next.dp && (now.tp != was.tp || now.pp != was.pp || now.cp != was.cp) && q > 0 && devices % q == 0)
         next.dp = devices / q;
     now = layoutOf(next, devices);
@@ -144,14 +145,14 @@ void rederiveBatch(const ExecSpec& before, ExecSpec& next, std::int64_t devices,
     const std::int64_t mbs = next.micro_batch_size.value_or(was.mbs > 0 ? was.mbs : 1);
     if (mbnEdited) {  // more or fewer micro-batches: the global batch follows
         // the micro-batch size stays as stated, or as it derived
-        const std::int64_t gbs = product({mbs, next.micro_batch_num.value_or(0), now.dp});
+        const std::int64_t gbs = checkedProduct({mbs, next.micro_batch_num.value_or(0), now.dp});
         if (free("global_batch_size") && next.global_batch_size && gbs > 0) next.global_batch_size = gbs;
         return;
     }
     const std::int64_t gbs = gbsEdited ? *next.global_batch_size : was.gbs;
     if (gbs == 0 || !free("micro_batch_num")) return;
     if (now.dp == was.dp && mbs == was.mbs && !gbsEdited) return;
-    const std::int64_t step = product({mbs, now.dp});
+    const std::int64_t step = checkedProduct({mbs, now.dp});
     if (step <= 0 || gbs % step != 0) return;  // no whole count: resolve() says why
     const std::int64_t mbn = gbs / step;
     // Stated, or the one that states the batch when the global batch is unstated; an
@@ -173,8 +174,8 @@ void rederiveSharding(const ExecSpec& before, ExecSpec& next, std::int64_t devic
         next.deferred_grad_accumulation = false;
     if (!optimizer || !next.optimizer_shard || !free("optimizer_shard")) return;
     const Layout was = layoutOf(before, devices), now = layoutOf(next, devices);
-    const std::int64_t domainWas = was.dp * (before.shard_spans_cp.value_or(false) ? was.cp : 1);
-    const std::int64_t domain = now.dp * (next.shard_spans_cp.value_or(false) ? now.cp : 1);
+    const std::int64_t domainWas = checkedProduct({was.dp, before.shard_spans_cp.value_or(false) ? was.cp : 1});
+    const std::int64_t domain = checkedProduct({now.dp, next.shard_spans_cp.value_or(false) ? now.cp : 1});
     if (domain == domainWas || domain == 0) return;
     if (*next.optimizer_shard == domainWas) next.optimizer_shard = domain;  // the whole group stays the whole group
     else if (domain % *next.optimizer_shard != 0) next.optimizer_shard.reset();
@@ -252,11 +253,10 @@ std::vector<Change> changesBetween(const ExecSpec& before, const ExecSpec& after
     std::vector<std::string> keys = statedChanges(before, after);
     // The unstated degrees and batch sizes that derive otherwise.
     const Layout was = layoutOf(before, devices), now = layoutOf(after, devices);
-    const std::pair<const char*, std::pair<std::int64_t, std::int64_t>> derivable[] = {
-        {"dp", {was.dp, now.dp}},
-        {"micro_batch_size", {was.mbs, now.mbs}},
-        {"micro_batch_num", {was.mbn, now.mbn}},
-        {"global_batch_size", {was.gbs, now.gbs}}};
+    const std::pair<const char*, std::pair<std::int64_t, std::int64_t>> derivable[] = {{"dp", {was.dp, now.dp}},
+                                                                                       {"micro_batch_size", {was.mbs, now.mbs}},
+                                                                                       {"micro_batch_num", {was.mbn, now.mbn}},
+                                                                                       {"global_batch_size", {was.gbs, now.gbs}}};
     for (const auto& [key, values] : derivable)
         if (values.first != values.second && std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
     auto derivedValue = [&](const std::string& key, bool after) {
@@ -271,8 +271,8 @@ std::vector<Change> changesBetween(const ExecSpec& before, const ExecSpec& after
     for (const std::string& key : keys) {
         const Value* x = a.find(key);
         const Value* y = b.find(key);
-        out.push_back({"exec." + key, x ? *x : derivedValue(key, false), y ? *y : derivedValue(key, true),
-                       !edited.contains(key), !x && !y});
+        out.push_back({"exec." + key, x ? *x : derivedValue(key, false), y ? *y : derivedValue(key, true), !edited.contains(key),
+                       !x && !y});
     }
     // The edit first, then what it binds, each in the field table's order.
     std::stable_sort(out.begin(), out.end(), [](const Change& x, const Change& y) { return !x.derived && y.derived; });

@@ -7,6 +7,7 @@
 // halve and the global batch stays. The fit advice (advice.h) builds its moves
 // through it, and the GUI calls rederive() when the user edits one degree.
 #include <cstdint>
+#include <initializer_list>
 #include <set>
 #include <string>
 #include <vector>
@@ -18,10 +19,10 @@ namespace tessera::core {
 
 // One key of the exec section an edit changes.
 struct Change {
-    std::string key;      // "exec.tp"
-    Value before, after;  // as the exec section states it; an unstated degree or batch size as it derives; null: unstated
-    bool derived = false;  // re-derived from the edit, not the edit itself
-    bool implicit = false;  // unstated before and after: resolve() derives it, there is nothing to write
+    std::string key;           // "exec.tp"
+    Value before, after;       // as the exec section states it; an unstated degree or batch size as it derives; null: unstated
+    bool derived = false;      // re-derived from the edit, not the edit itself
+    bool implicit = false;     // unstated before and after: resolve() derives it, there is nothing to write
     std::string text() const;  // "tp 8 → 4", "dp 16 → 32 (derived)"
 };
 
@@ -34,6 +35,9 @@ struct Layout {
     std::int64_t mbs = 0, mbn = 0, gbs = 0;
 };
 Layout layoutOf(const ExecSpec& e, std::int64_t devices);
+
+// The product of stated counts, 0 past 2^63-1 (a field takes any whole number).
+std::int64_t checkedProduct(std::initializer_list<std::int64_t> factors);
 
 // The devices the cluster states (devices, or nodes · devices_per_node); 0 when neither.
 std::int64_t statedDevices(const ClusterSpec& cluster);

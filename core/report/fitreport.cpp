@@ -40,9 +40,15 @@ nlohmann::ordered_json fitJson(const FitAdvice& a) {
     const DominantTerm& d = a.dominant;
     json out;
     out["fits"] = a.fits;
-    out["dominant"] = {{"stage", d.stage},          {"device", d.device},         {"term", d.key},
-                       {"name", d.name},            {"bytes", d.bytes},           {"share", d.share},
-                       {"stage_total_bytes", d.total}, {"limit_bytes", d.limit},  {"over_bytes", d.over},
+    out["dominant"] = {{"stage", d.stage},
+                       {"device", d.device},
+                       {"term", d.key},
+                       {"name", d.name},
+                       {"bytes", d.bytes},
+                       {"share", d.share},
+                       {"stage_total_bytes", d.total},
+                       {"limit_bytes", d.limit},
+                       {"over_bytes", d.over},
                        {"sentence", d.sentence}};
     out["summary"] = a.summary;
     out["priced"] = a.priced;
@@ -51,8 +57,11 @@ nlohmann::ordered_json fitJson(const FitAdvice& a) {
     for (const Suggestion& s : a.suggestions) {
         json changes = json::array();
         for (const Change& c : s.changes)
-            changes.push_back({{"key", c.key}, {"before", toJson(c.before)}, {"after", toJson(c.after)},
-                               {"derived", c.derived}, {"implicit", c.implicit}});
+            changes.push_back({{"key", c.key},
+                               {"before", toJson(c.before)},
+                               {"after", toJson(c.after)},
+                               {"derived", c.derived},
+                               {"implicit", c.implicit}});
         suggestions.push_back({{"knobs", s.knobs},
                                {"changes", changes},
                                {"peak_bytes", s.peakMemory},

@@ -2,8 +2,8 @@
 // evaluation, so it should come back within a frame or two. Each call resolves and
 // prices every one- and two-knob move it offers, as `tessera estimate` prices one
 // strategy. Reports milliseconds a call and moves priced; never fails on speed.
-#include <QtTest>
 #include <chrono>
+#include <QtTest>
 
 #include "fit/advice.h"
 #include "io/presets.h"

@@ -56,7 +56,8 @@ private slots:
         QTest::newRow("default scenario") << "llama3-70b-h100x64" << QStringList{} << true;
         QTest::newRow("llama3-70b in 40 GiB") << "llama3-70b-h100x64" << QStringList{"exec.device_memory=40GiB"} << false;
         QTest::newRow("llama3-8b no recompute in 48 GiB")
-            << "llama3-8b-a100x8" << QStringList{"exec.device_memory=48GiB", "exec.recompute=[{first: 0, option: none}]"} << false;
+            << "llama3-8b-a100x8" << QStringList{"exec.device_memory=48GiB", "exec.recompute=[{first: 0, option: none}]"}
+            << false;
         QTest::newRow("mixtral") << "mixtral-8x7b-h100x32" << QStringList{} << true;
     }
     void suggestionsPriceAsEstimate() {
@@ -165,6 +166,16 @@ private slots:
         QVERIFY(proposeFixes(Value::string("not a scenario"), {Diagnostic{{}, "exec.dp", "x"}}).empty());
     }
 
+    // A field takes any whole number: products past 2^63-1 derive nothing, they do not wrap.
+    void hostileDegrees() {
+        const Value doc = documentOf("llama3-70b-h100x64", {"exec.tp=4611686018427387904", "exec.micro_batch_num=4611686018427387904"});
+        const Scenario stated = read(doc);
+        for (const Fix& f : proposeFixes(doc, problemsOf(stated))) QVERIFY(f.path != "exec.dp");
+        const std::vector<Change> changes = rederive(stated, "pp", Value::integer(std::int64_t(1) << 62));
+        QVERIFY(!changes.empty());
+        QCOMPARE(changes.front().key, std::string("exec.pp"));
+    }
+
     // tp 8 → 4 in the GUI: dp doubles, the micro-batches halve, the shard follows the group.
     void rederiveOneDegree() {
         const Value doc = documentOf("llama3-70b-h100x64", {});
@@ -199,15 +210,18 @@ private slots:
         QTest::addColumn<QString>("id");
         QTest::addColumn<QString>("key");
         QTest::addColumn<QString>("value");
-        QTest::newRow("deepseek pp 16 → 8") << "deepseek-v3-h800x2048-1f1b" << "pp" << "8";
-        QTest::newRow("deepseek zb-h1") << "deepseek-v3-h800x2048-1f1b" << "pp_schedule" << "zb-h1";
-        QTest::newRow("deepseek ep 32") << "deepseek-v3-h800x2048-1f1b" << "ep" << "32";
-        QTest::newRow("deepseek mbs 2") << "deepseek-v3-h800x2048-1f1b" << "micro_batch_size" << "2";
-        QTest::newRow("llama cp 2") << "llama3-70b-h100x64" << "cp" << "2";
-        QTest::newRow("llama vpp 2") << "llama3-70b-h100x64" << "vpp" << "2";
-        QTest::newRow("llama tp 1") << "llama3-70b-h100x64" << "tp" << "1";
-        QTest::newRow("llama no sharding") << "llama3-70b-h100x64" << "optimizer_parallel" << "false";
-        QTest::newRow("llama zbv") << "llama3-70b-h100x64" << "pp_schedule" << "zbv";
+        const char* const rows[][4] = {
+            {"deepseek pp 16 → 8", "deepseek-v3-h800x2048-1f1b", "pp", "8"},
+            {"deepseek zb-h1", "deepseek-v3-h800x2048-1f1b", "pp_schedule", "zb-h1"},
+            {"deepseek ep 32", "deepseek-v3-h800x2048-1f1b", "ep", "32"},
+            {"deepseek mbs 2", "deepseek-v3-h800x2048-1f1b", "micro_batch_size", "2"},
+            {"llama cp 2", "llama3-70b-h100x64", "cp", "2"},
+            {"llama vpp 2", "llama3-70b-h100x64", "vpp", "2"},
+            {"llama tp 1", "llama3-70b-h100x64", "tp", "1"},
+            {"llama no sharding", "llama3-70b-h100x64", "optimizer_parallel", "false"},
+            {"llama zbv", "llama3-70b-h100x64", "pp_schedule", "zbv"},
+        };
+        for (const auto& row : rows) QTest::newRow(row[0]) << QString(row[1]) << QString(row[2]) << QString(row[3]);
     }
     void rederiveKeepsTheStrategyWhole() {
         QFETCH(QString, id);
