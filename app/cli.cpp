@@ -12,6 +12,7 @@
 
 #include "doc/emit.h"
 #include "report/estimatereport.h"
+#include "fit/advice.h"
 #include "units/units.h"
 #include "doc/files.h"
 #include "io/hfimport.h"
@@ -44,7 +45,7 @@ Scenario loadStated(const std::string& nameOrPath, const std::vector<std::string
 
 namespace {
 
-ResolvedScenario loadResolved(const std::string& nameOrPath, const std::vector<std::string>& overrides = {}) {
+[[maybe_unused]] ResolvedScenario loadResolved(const std::string& nameOrPath, const std::vector<std::string>& overrides = {}) {
     return resolve(loadStated(nameOrPath, overrides));
 }
 
@@ -118,9 +119,11 @@ int cmdShow(const std::vector<std::string>& args) {
 
 int cmdEstimate(const std::vector<std::string>& args) {
     const ScenarioArgs a = scenarioArgs("estimate", args);
-    const ResolvedScenario r = loadResolved(a.file, a.overrides);
+    const Scenario stated = loadStated(a.file, a.overrides);
+    const ResolvedScenario r = resolve(stated);
     const Estimate e = estimate(r);
-    std::cout << (a.json ? estimateJson(r, e) : estimateText(r, e));
+    const FitAdvice fit = adviseFit(stated, r, e);
+    std::cout << (a.json ? estimateJson(r, e, &fit) : estimateText(r, e, &fit));
     return kExitOk;
 }
 

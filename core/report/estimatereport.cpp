@@ -6,6 +6,7 @@
 
 #include "io/calibrationio.h"
 #include "model/priced.h"
+#include "report/fitreport.h"
 #include "units/units.h"
 
 namespace tessera::core {
@@ -66,7 +67,7 @@ std::vector<std::string> keyFigures(const Estimate& e) {
     return out;
 }
 
-std::string estimateText(const ResolvedScenario& r, const Estimate& e) {
+std::string estimateText(const ResolvedScenario& r, const Estimate& e, const FitAdvice* fit) {
     std::string out = headline(r) + "\n" + strategyLine(r) + "\n\n";
     out += "Memory per device, GiB (2^30 bytes)\n";
     out += "stage layers in-flight   params  grads  optim master  activ buffers working reserve   total\n";
@@ -78,6 +79,7 @@ std::string estimateText(const ResolvedScenario& r, const Estimate& e) {
                       gibNumber(m.buffers).c_str(), gibNumber(m.working).c_str(), gibNumber(m.reserve).c_str(), gibNumber(m.total()).c_str(),
                       m.total() > e.deviceMemory ? "  over" : "");
     }
+    if (fit) out += "\n" + fitText(*fit);
     out += "\nTime per micro-batch on each stage\n";
     out += "stage   forward  backward  w-grad  recompute  exposed comm\n";
     auto timeRow = [&](const std::string& label, const StageTime& t) {
@@ -129,7 +131,7 @@ nlohmann::ordered_json memoryJson(const StageMemory& m) {
 }
 }  // namespace
 
-std::string estimateJson(const ResolvedScenario& r, const Estimate& e) {
+std::string estimateJson(const ResolvedScenario& r, const Estimate& e, const FitAdvice* fit) {
     using json = nlohmann::ordered_json;
     json out;
     out["parameters"] = {{"total", e.totalParameters}, {"per_device_max", std::llround(e.perDeviceMaxParameters)}};
@@ -167,6 +169,7 @@ std::string estimateJson(const ResolvedScenario& r, const Estimate& e) {
                                {"bubble", e.breakdown.bubble}, {"optimizer", e.breakdown.optimizer},
                                {"communication_hidden_by_schedule", e.breakdown.communicationHiddenBySchedule},
                                {"compute_slowed_by_sms", e.breakdown.computeSlowedBySms}};
+    if (fit) out["fit_suggestions"] = fitJson(*fit);
     return out.dump(2) + "\n";
 }
 

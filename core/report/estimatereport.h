@@ -10,8 +10,12 @@
 
 namespace tessera::core {
 
-std::string estimateText(const ResolvedScenario& r, const Estimate& e);
-std::string estimateJson(const ResolvedScenario& r, const Estimate& e);
+struct FitAdvice;  // fit/advice.h
+
+// With `fit`, the text says after the memory table why it does not fit and what would
+// (or the nearest faster strategies), and the JSON has it as `fit_suggestions`.
+std::string estimateText(const ResolvedScenario& r, const Estimate& e, const FitAdvice* fit = nullptr);
+std::string estimateJson(const ResolvedScenario& r, const Estimate& e, const FitAdvice* fit = nullptr);
 
 // The lines a title block and the text start with: "Llama-3 70B on 64 × H100 SXM"
 // and the strategy in one line ("dp 2 · tp 8 · pp 4 · mbs 1 × 64 micro-batches ...").

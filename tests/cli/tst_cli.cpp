@@ -96,7 +96,7 @@ private slots:
         QCOMPARE(json.code, 0);
         const QJsonObject o = QJsonDocument::fromJson(json.out.toUtf8()).object();
         for (const char* key : {"parameters", "stages", "peak_memory_bytes", "device_memory_bytes", "fits", "step_time_s",
-                                "bubble_fraction", "mfu", "tokens_per_second", "time_breakdown_s"})
+                                "bubble_fraction", "mfu", "tokens_per_second", "time_breakdown_s", "fit_suggestions"})
             QVERIFY2(o.contains(key), key);
         QVERIFY(o["parameters"].toObject().contains("per_device_max"));
         for (const char* key : {"compute", "recompute", "communication_exposed", "bubble", "optimizer"})
@@ -112,6 +112,52 @@ private slots:
         for (const QJsonValue& st : o["stages"].toArray()) peak = std::max(peak, qint64(st["memory"]["total"].toDouble()));
         QCOMPARE(qint64(o["peak_memory_bytes"].toDouble()), peak);
         QCOMPARE(o["fits"].toBool(), peak <= qint64(o["device_memory_bytes"].toDouble()));
+    }
+
+    // Why the DeepSeek-V3 1F1B preset does not fit, and what would: its first suggestion
+    // fits, and its changes, stated with --set, price as it says.
+    void estimateSaysWhatWouldFit() {
+        const Run text = tessera({"estimate", "deepseek-v3-h800x2048-1f1b"});
+        QCOMPARE(text.code, 0);
+        QVERIFY(text.out.contains("Why it does not fit"));
+        QVERIFY(text.out.contains("activations") && text.out.contains("dominate"));
+        QVERIFY(text.out.indexOf("Why it does not fit") > text.out.indexOf("Memory per device"));
+        const Run json = tessera({"estimate", "deepseek-v3-h800x2048-1f1b", "--json"});
+        QCOMPARE(json.code, 0);
+        const QJsonObject fit = QJsonDocument::fromJson(json.out.toUtf8())["fit_suggestions"].toObject();
+        QVERIFY(!fit["fits"].toBool());
+        QCOMPARE(fit["dominant"]["term"].toString(), QString("activations"));
+        QVERIFY(fit["dominant"]["over_bytes"].toDouble() > 0);
+        const QJsonArray suggestions = fit["suggestions"].toArray();
+        QVERIFY(!suggestions.isEmpty());
+        const QJsonObject first = suggestions.first().toObject();
+        QVERIFY(first["fits"].toBool());
+        QVERIFY(!first["knobs"].toArray().isEmpty() && !first["changes"].toArray().isEmpty());
+        QStringList args{"estimate", "deepseek-v3-h800x2048-1f1b", "--json"};
+        for (const QJsonValue& c : first["changes"].toArray()) {
+            if (c["implicit"].toBool()) continue;
+            const QJsonValue after = c["after"];
+            QVERIFY2(!after.isNull(), "a change that removes a key cannot be stated with --set");
+            const QString value = after.isString() ? after.toString()
+                                  : after.isArray() ? QString::fromUtf8(QJsonDocument(after.toArray()).toJson(QJsonDocument::Compact))
+                                  : after.isBool()  ? QString(after.toBool() ? "true" : "false")
+                                                    : QString::number(after.toDouble(), 'g', 17);
+            args << "--set" << c["key"].toString() + "=" + value;
+        }
+        const Run applied = tessera(args);
+        QVERIFY2(applied.code == 0, qPrintable(applied.err));
+        const QJsonObject o = QJsonDocument::fromJson(applied.out.toUtf8()).object();
+        QCOMPARE(o["peak_memory_bytes"].toDouble(), first["peak_bytes"].toDouble());
+        QCOMPARE(o["step_time_s"].toDouble(), first["step_seconds"].toDouble());
+        QVERIFY(o["fits"].toBool());
+    }
+
+    // A strategy that fits gets its headroom and the nearest faster ones instead.
+    void estimateOfAFittingStrategy() {
+        const Run text = tessera({"estimate", "llama3-70b-h100x64"});
+        QCOMPARE(text.code, 0);
+        QVERIFY(text.out.contains("Headroom"));
+        QVERIFY(!text.out.contains("Why it does not fit"));
     }
 
     // A stated field the cost model does not price is marked where it shows.

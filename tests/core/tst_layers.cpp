@@ -29,6 +29,7 @@ const std::map<std::string, int> kCoreRanks = {
     {"plan", 7},     // planning inside a strategy: partition, recompute per layer, PPB
     {"search", 8},   // the strategy space, validity, the search, one spelling of a strategy
     {"calibrate", 8},// efficiencies fitted on measured runs (tessera calibrate)
+    {"fit", 9},      // why a strategy does not fit and what would: moves re-derived and priced, fixes
     {"trainyaml", 9},// HyperParallel train.yaml both ways
     {"trainers", 10},// Megatron-LM, torchtitan and the other trainers' files, both ways; import by content
     {"report", 10},   // what show, estimate and search print

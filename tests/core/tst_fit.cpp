@@ -1,0 +1,240 @@
+// The fit advice (core/fit): every suggestion, applied as a GUI applies it (its exec
+// section written over the document's, or its changes one by one), prices to exactly
+// the figures it claims; a strategy over the device gets at least one move that fits,
+// one that fits gets only faster moves that still fit; the mechanical fixes make a
+// refused scenario resolve; rederive makes one degree's edit a valid strategy.
+#include <QtTest>
+
+#include <algorithm>
+
+#include "fit/advice.h"
+#include "fit/fixes.h"
+#include "fit/rederive.h"
+#include "io/overrides.h"
+#include "io/scenarioio.h"
+#include "io/specwriter.h"
+#include "model/evaluation.h"
+
+using namespace tessera::core;
+
+namespace {
+
+Value documentOf(const std::string& id, const QStringList& sets) {
+    Value doc = scenarioDocument(id, nullptr);
+    for (const QString& set : sets) applyOverride(doc, set.toStdString());
+    return doc;
+}
+
+Scenario read(const Value& doc) { return scenarioFromValue(doc, "row.yaml", ""); }
+
+std::vector<Diagnostic> problemsOf(const Scenario& s) {
+    try {
+        resolve(s);
+    } catch (const SpecError& e) {
+        return e.diagnostics();
+    }
+    return {};
+}
+
+QString changesText(const Suggestion& s) {
+    QStringList out;
+    for (const Change& c : s.changes) out << QString::fromStdString(c.text());
+    return out.join(", ");
+}
+
+}  // namespace
+
+class TestFit : public QObject {
+    Q_OBJECT
+private slots:
+    void suggestionsPriceAsEstimate_data() {
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<QStringList>("sets");
+        QTest::addColumn<bool>("fits");
+        QTest::newRow("deepseek-v3 1f1b (over)") << "deepseek-v3-h800x2048-1f1b" << QStringList{} << false;
+        QTest::newRow("deepseek-v3 dualpipe") << "deepseek-v3-h800x2048" << QStringList{} << true;
+        QTest::newRow("default scenario") << "llama3-70b-h100x64" << QStringList{} << true;
+        QTest::newRow("llama3-70b in 40 GiB") << "llama3-70b-h100x64" << QStringList{"exec.device_memory=40GiB"} << false;
+        QTest::newRow("llama3-8b no recompute in 48 GiB")
+            << "llama3-8b-a100x8" << QStringList{"exec.device_memory=48GiB", "exec.recompute=[{first: 0, option: none}]"}
+            << false;
+        QTest::newRow("mixtral") << "mixtral-8x7b-h100x32" << QStringList{} << true;
+    }
+    void suggestionsPriceAsEstimate() {
+        QFETCH(QString, id);
+        QFETCH(QStringList, sets);
+        QFETCH(bool, fits);
+        const Value doc = documentOf(id.toStdString(), sets);
+        const Scenario stated = read(doc);
+        const Evaluation now = evaluateScenario(stated);
+        QCOMPARE(now.estimate.fits, fits);
+        const FitAdvice advice = adviseFit(stated, now.resolved, now.estimate);
+        QCOMPARE(advice.fits, fits);
+        QVERIFY(!advice.dominant.sentence.empty());
+        QCOMPARE(advice.dominant.total, now.estimate.peakMemory);
+        QVERIFY(advice.suggestions.size() <= 8);
+        qInfo("%s", advice.dominant.sentence.c_str());
+        qInfo("%s", advice.summary.c_str());
+        if (!fits) {
+            QVERIFY2(!advice.suggestions.empty() && advice.suggestions.front().fits, advice.summary.c_str());
+        }
+        for (const Suggestion& s : advice.suggestions) {
+            qInfo("  %s\n      %s", s.sentence.c_str(), qPrintable(changesText(s)));
+            // The exec section written over the document's, as a GUI writes a pick.
+            Value written = doc;
+            setAt(written, "exec", SpecWriter::write(s.exec));
+            const Evaluation applied = evaluateScenario(read(written));
+            QCOMPARE(applied.estimate.peakMemory, s.peakMemory);
+            QCOMPARE(applied.estimate.stepSeconds, s.stepSeconds);
+            QCOMPARE(applied.estimate.tokensPerSecond, s.tokensPerSecond);
+            QCOMPARE(applied.estimate.fits, s.fits);
+            QCOMPARE(s.fits, s.peakMemory <= now.estimate.deviceMemory);
+            // The changes alone, key by key, state the same exec section.
+            Value edited = doc;
+            applyChanges(edited, s.changes);
+            QVERIFY2(read(edited).exec == s.exec, qPrintable(changesText(s)));
+            QVERIFY(!s.changes.empty() && !s.changes.front().derived);
+            if (fits) {
+                QVERIFY(s.fits);
+                QVERIFY(s.stepSeconds < now.estimate.stepSeconds);
+            }
+        }
+        // Fitting moves first, fewest knobs first among them.
+        for (std::size_t i = 1; i < advice.suggestions.size(); ++i) {
+            const Suggestion &a = advice.suggestions[i - 1], &b = advice.suggestions[i];
+            QVERIFY(a.fits >= b.fits);
+            if (fits) QVERIFY(a.stepSeconds <= b.stepSeconds);
+            else if (a.fits && b.fits) QVERIFY(a.knobs.size() <= b.knobs.size());
+        }
+    }
+
+    void dominantTermOfTheDeepSeekPreset() {
+        const FitAdvice advice = adviseFit(presetScenario("deepseek-v3-h800x2048-1f1b"));
+        QVERIFY(advice.dominant.over > 0);
+        QVERIFY(advice.dominant.share > 0 && advice.dominant.share < 1);
+        QCOMPARE(advice.dominant.limit, advice.dominant.total - Bytes(advice.dominant.over));
+        QVERIFY(advice.dominant.sentence.find("of 80.0 GiB") != std::string::npos ||
+                advice.dominant.sentence.find("of 80 GiB") != std::string::npos);
+        QVERIFY(advice.dominant.sentence.find("dominate") != std::string::npos);
+    }
+
+    // dp·tp·pp·cp ≠ devices: the fix sets dp, and the micro-batches follow.
+    void fixTheDegreesProduct() {
+        Value doc = documentOf("llama3-70b-h100x64", {"exec.tp=4"});
+        const std::vector<Diagnostic> problems = problemsOf(read(doc));
+        QVERIFY(!problems.empty());
+        const std::vector<Fix> fixes = proposeFixes(doc, problems);
+        const auto dp = std::find_if(fixes.begin(), fixes.end(), [](const Fix& f) { return f.path == "exec.dp"; });
+        QVERIFY(dp != fixes.end());
+        qInfo("%s", dp->sentence.c_str());
+        QCOMPARE(dp->value->asInt(), std::int64_t(4));
+        applyFix(doc, *dp);
+        const ResolvedScenario r = resolve(read(doc));
+        QCOMPARE(*r.scenario.exec.dp, std::int64_t(4));
+        QCOMPARE(*r.scenario.exec.global_batch_size, std::int64_t(128));
+    }
+
+    // A tp that does not divide the heads: the nearest divisors, each with dp following.
+    void fixATpThatSplitsHeads() {
+        Value doc = documentOf("llama3-70b-h100x64", {"exec.tp=3"});
+        const std::vector<Fix> fixes = proposeFixes(doc, problemsOf(read(doc)));
+        std::vector<std::int64_t> tps;
+        for (const Fix& f : fixes)
+            if (f.path == "exec.tp") tps.push_back(f.value->asInt());
+        QCOMPARE(tps, (std::vector<std::int64_t>{2, 4}));
+        for (const Fix& f : fixes) {
+            if (f.path != "exec.tp") continue;
+            Value fixed = doc;
+            applyFix(fixed, f);
+            QVERIFY2(problemsOf(read(fixed)).empty(), f.sentence.c_str());
+        }
+    }
+
+    // Three batch sizes that disagree: the micro-batches re-derived.
+    void fixTheBatch() {
+        Value doc = documentOf("llama3-70b-h100x64", {"exec.micro_batch_num=60"});
+        const std::vector<Fix> fixes = proposeFixes(doc, problemsOf(read(doc)));
+        QCOMPARE(fixes.size(), std::size_t(1));
+        QCOMPARE(fixes.front().path, std::string("exec.micro_batch_num"));
+        applyFix(doc, fixes.front());
+        QVERIFY(problemsOf(read(doc)).empty());
+    }
+
+    void fixesOnlyWhereDetermined() {
+        const Value doc = documentOf("llama3-70b-h100x64", {});
+        QVERIFY(proposeFixes(doc, {Diagnostic{{}, "exec.dp", "made up"}}).empty());  // nothing wrong with dp
+        QVERIFY(proposeFixes(Value::string("not a scenario"), {Diagnostic{{}, "exec.dp", "x"}}).empty());
+    }
+
+    // A field takes any whole number: products past 2^63-1 derive nothing, they do not wrap.
+    void hostileDegrees() {
+        const Value doc = documentOf("llama3-70b-h100x64", {"exec.tp=4611686018427387904", "exec.micro_batch_num=4611686018427387904"});
+        const Scenario stated = read(doc);
+        for (const Fix& f : proposeFixes(doc, problemsOf(stated))) QVERIFY(f.path != "exec.dp");
+        const std::vector<Change> changes = rederive(stated, "pp", Value::integer(std::int64_t(1) << 62));
+        QVERIFY(!changes.empty());
+        QCOMPARE(changes.front().key, std::string("exec.pp"));
+    }
+
+    // tp 8 → 4 in the GUI: dp doubles, the micro-batches halve, the shard follows the group.
+    void rederiveOneDegree() {
+        const Value doc = documentOf("llama3-70b-h100x64", {});
+        const Scenario stated = read(doc);
+        const std::vector<Change> changes = rederive(stated, "exec.tp", Value::integer(4));
+        QVERIFY(!changes.empty());
+        QCOMPARE(changes.front().key, std::string("exec.tp"));
+        QVERIFY(!changes.front().derived);
+        auto changed = [&](const std::vector<Change>& list, const std::string& key) {
+            return std::find_if(list.begin(), list.end(), [&](const Change& c) { return c.key == key; }) != list.end();
+        };
+        QVERIFY(changed(changes, "exec.dp"));
+        QVERIFY(changed(changes, "exec.micro_batch_num"));
+        Value edited = doc;
+        applyChanges(edited, changes);
+        const ResolvedScenario r = resolve(read(edited));
+        QCOMPARE(*r.scenario.exec.tp, std::int64_t(4));
+        QCOMPARE(*r.scenario.exec.dp, std::int64_t(4));
+        QCOMPARE(*r.scenario.exec.micro_batch_num, std::int64_t(32));
+        QCOMPARE(*r.scenario.exec.global_batch_size, std::int64_t(128));
+        QCOMPARE(*r.scenario.exec.optimizer_shard, std::int64_t(4));
+
+        // Pinned fields stay as they are, even where that leaves a rule broken.
+        const std::vector<Change> pinned = rederive(stated, "tp", Value::integer(4), {"exec.micro_batch_num", "optimizer_shard"});
+        QVERIFY(changed(pinned, "exec.dp"));
+        QVERIFY(!changed(pinned, "exec.micro_batch_num"));
+        QVERIFY(!changed(pinned, "exec.optimizer_shard"));
+    }
+
+    // A pp edit re-places a stated partition, and the chunks follow the schedule.
+    void rederiveKeepsTheStrategyWhole_data() {
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("value");
+        const char* const rows[][4] = {
+            {"deepseek pp 16 → 8", "deepseek-v3-h800x2048-1f1b", "pp", "8"},
+            {"deepseek zb-h1", "deepseek-v3-h800x2048-1f1b", "pp_schedule", "zb-h1"},
+            {"deepseek ep 32", "deepseek-v3-h800x2048-1f1b", "ep", "32"},
+            {"deepseek mbs 2", "deepseek-v3-h800x2048-1f1b", "micro_batch_size", "2"},
+            {"llama cp 2", "llama3-70b-h100x64", "cp", "2"},
+            {"llama vpp 2", "llama3-70b-h100x64", "vpp", "2"},
+            {"llama tp 1", "llama3-70b-h100x64", "tp", "1"},
+            {"llama no sharding", "llama3-70b-h100x64", "optimizer_parallel", "false"},
+            {"llama zbv", "llama3-70b-h100x64", "pp_schedule", "zbv"},
+        };
+        for (const auto& row : rows) QTest::newRow(row[0]) << QString(row[1]) << QString(row[2]) << QString(row[3]);
+    }
+    void rederiveKeepsTheStrategyWhole() {
+        QFETCH(QString, id);
+        QFETCH(QString, key);
+        QFETCH(QString, value);
+        const Value doc = documentOf(id.toStdString(), {});
+        const Value v = typePlainScalar(value.toStdString(), {});
+        Value edited = doc;
+        applyChanges(edited, rederive(read(doc), key.toStdString(), v));
+        const std::vector<Diagnostic> problems = problemsOf(read(edited));
+        QVERIFY2(problems.empty(), problems.empty() ? "" : problems.front().text().c_str());
+    }
+};
+
+QTEST_APPLESS_MAIN(TestFit)
+#include "tst_fit.moc"
