@@ -132,6 +132,10 @@ int runScreenshot(const QStringList& args) {
     if (viewName == QLatin1String("pareto") || viewName == QLatin1String("candidates")) {
         QObject::connect(&window, &tessera::ui::MainWindow::searchFinished, &window, [&] { QTimer::singleShot(0, &window, grab); });
         window.startSearch();
+    } else if (window.session().adviceIsPending()) {  // the fit panel's advice is priced on a worker: wait for it
+        QObject::connect(&window.session(), &tessera::ui::Session::adviceChanged, &window, [&] {
+            if (!window.session().adviceIsPending()) QTimer::singleShot(0, &window, grab);
+        });
     } else {
         QTimer::singleShot(0, &window, grab);
     }

@@ -13,6 +13,7 @@
 
 #include "forms/specform.h"
 #include "doc/emit.h"
+#include "fit/rederive.h"
 #include "io/overrides.h"
 #include "io/scenarioio.h"
 #include "io/presets.h"
@@ -155,7 +156,8 @@ void ScenarioEditor::showDocument() {
         form->setValues(sectionAt(doc, form->section()));
     // The device: a preset by its id; a device stated by its figures is kept as stated.
     // The model picker names the model shown; its items replace it.
-    const core::Value* name = sectionAt(doc, QStringLiteral("model")).find("name");
+    const core::Value model = sectionAt(doc, QStringLiteral("model"));  // kept: `name` points into it
+    const core::Value* name = model.find("name");
     m_modelPreset->setItemText(0, tr("Model: %1").arg(name && name->kind() == core::Value::Kind::String ? qs(name->asString())
                                                                                                           : tr("(unnamed)")));
     {
@@ -245,7 +247,7 @@ void ScenarioEditor::edited(SpecForm* form, const QString& key) {
     core::Value doc = m_session.document();
     const QString path = form->section() + QLatin1Char('.') + key;
     try {
-        core::setAt(doc, path.toStdString(), form->valueOf(key));
+        if (!rederived(form, key, doc)) core::setAt(doc, path.toStdString(), form->valueOf(key));
     } catch (const core::SpecError&) {
         // The section above is not a mapping (`search: 3` in the file): the form's row replaces it.
         core::Value section = core::Value::map();
@@ -259,6 +261,25 @@ void ScenarioEditor::edited(SpecForm* form, const QString& key) {
         if (search->entries().empty()) doc.erase("search");
     }
     m_session.setScenario(doc, Change::Edit, tr("edit %1").arg(path), path);
+}
+
+// A what-if on one exec field re-derives what it binds (tp 8 -> 4: dp doubles, the
+// micro-batches halve; core/fit/rederive.h) unless those are pinned, so it is one
+// valid edit rather than a chain of refusals. False when it does not apply: another
+// section, an emptied row, a value that does not read (the core refuses it by name),
+// or a document that does not read as a scenario.
+bool ScenarioEditor::rederived(SpecForm* form, const QString& key, core::Value& document) const {
+    const std::optional<core::Scenario>& stated = m_session.scenario();
+    const std::optional<core::Value> value = form->valueOf(key);
+    if (form != m_exec || !stated || !value) return false;
+    std::set<std::string> pinned;
+    for (const QString& k : m_exec->pinned()) pinned.insert(k.toStdString());
+    try {
+        core::applyChanges(document, core::rederive(*stated, key.toStdString(), *value, pinned));
+    } catch (const core::SpecError&) {
+        return false;
+    }
+    return true;
 }
 
 void ScenarioEditor::loadModelPreset(const QString& id) {

@@ -13,6 +13,10 @@ class QSpinBox;
 class QToolBox;
 class QUndoStack;
 
+namespace tessera::core {
+class Value;
+}
+
 namespace tessera::ui {
 
 class Session;
@@ -37,6 +41,7 @@ private:
     void showResolved();
     void edited(SpecForm* form, const QString& key);
     void loadModelPreset(const QString& id);
+    bool rederived(SpecForm* form, const QString& key, core::Value& document) const;
     void chooseDevice(const QString& id);
 
     Session& m_session;

@@ -1,8 +1,11 @@
 #include "session/session.h"
 
 #include <QCryptographicHash>
+#include <algorithm>
 #include <QFileInfo>
+#include <QFutureWatcher>
 #include <QUndoStack>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include "commands/scenariochange.h"
 #include "doc/emit.h"
@@ -89,8 +92,13 @@ void Session::evaluateNow() {
         m_evaluation = std::make_shared<const core::Evaluation>(core::evaluateScenario(*m_scenario));
     } catch (const core::SpecError& e) {
         m_problems = e.diagnostics();
+        for (const core::Fix& f : core::proposeFixes(m_document, m_problems, m_baseDir)) {
+            const auto named = std::find_if(m_problems.begin(), m_problems.end(), [&](const core::Diagnostic& d) { return d.path == f.path; });
+            m_fixes.push_back({named == m_problems.end() ? 0 : std::size_t(named - m_problems.begin()), qs(f.sentence), f});
+        }
     }
     emit evaluated();
+    startAdvice();
 }
 
 QString Session::notCurrentNote() const {
@@ -210,8 +218,40 @@ void Session::applyFix(std::size_t index) {
     if (index >= m_fixes.size()) return;
     const ProblemFix fix = m_fixes[index];  // setScenario re-evaluates, which replaces m_fixes
     core::Value document = m_document;
-    core::setAt(document, fix.path, fix.value);
-    setScenario(document, Change::Pick, tr("fix %1").arg(qs(fix.path)));
+    core::applyFix(document, fix.fix);
+    setScenario(document, Change::Pick, tr("fix: %1").arg(fix.text));
+}
+
+void Session::applySuggestion(const core::Suggestion& suggestion) {
+    core::Value document = m_document;
+    core::applyChanges(document, suggestion.changes);
+    setScenario(document, Change::Pick, tr("apply %1").arg(qs(suggestion.sentence)));
+}
+
+void Session::startAdvice() {
+    const quint64 generation = ++m_adviceGeneration;
+    m_advice.reset();
+    if (!evaluationIsCurrent() || !m_scenario) {
+        m_adviceDone = generation;
+        emit adviceChanged();
+        return;
+    }
+    emit adviceChanged();  // what was shown is of an earlier scenario: gone
+    auto* watcher = new QFutureWatcher<std::shared_ptr<const core::FitAdvice>>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation] {
+        watcher->deleteLater();
+        if (generation != m_adviceGeneration) return;  // the document moved on: a newer one is being priced
+        m_advice = watcher->result();
+        m_adviceDone = generation;
+        emit adviceChanged();
+    });
+    watcher->setFuture(QtConcurrent::run([stated = *m_scenario, evaluation = m_evaluation]() -> std::shared_ptr<const core::FitAdvice> {
+        try {
+            return std::make_shared<const core::FitAdvice>(core::adviseFit(stated, evaluation->resolved, evaluation->estimate));
+        } catch (const core::SpecError&) {
+            return nullptr;
+        }
+    }));
 }
 
 QString Session::plan(bool offload) {

@@ -27,6 +27,8 @@
 #include <vector>
 
 #include "doc/document.h"
+#include "fit/advice.h"
+#include "fit/fixes.h"
 #include "model/evaluation.h"
 #include "workers/searchcontroller.h"
 
@@ -46,8 +48,7 @@ enum class Change { Load, Edit, Pick, Import, Recovery, Undo };
 struct ProblemFix {
     std::size_t problem = 0;  // index into Session::problems()
     QString text;
-    std::string path;  // "exec.dp"
-    core::Value value;
+    core::Fix fix;  // core/fit/fixes.h: the value, and what it binds
 };
 
 class Session : public QObject {
@@ -97,6 +98,15 @@ public:
     void evaluateNow();  // a pending edit's evaluation, without waiting for the quiet
     int debounceMs() const { return m_pending.interval(); }
 
+    // --- why it does not fit, and what would -----------------------------------------
+    // core/fit's advice on the current evaluation, priced on a worker (a DualPipe scenario
+    // takes tens of ms); null while it is being priced or the document does not price, so
+    // advice of an earlier scenario is never shown as this one's. adviceChanged() says when.
+    const std::shared_ptr<const core::FitAdvice>& advice() const { return m_advice; }
+    bool adviceIsPending() const { return m_adviceGeneration != m_adviceDone; }
+    // A suggestion's exec section written into the document: one undo step.
+    void applySuggestion(const core::Suggestion& suggestion);
+
     // --- comparing ----------------------------------------------------------------
     void pinBaseline();
     void unpinBaseline();
@@ -140,6 +150,7 @@ signals:
     void modifiedChanged(bool modified);
     void picked(const QString& label);  // a candidate's strategy is now the exec section
     void planned(const QString& summary);  // plan() ran: what it did, in words
+    void adviceChanged();
 
 private:
     void apply(const core::Value& document, Change why);
@@ -154,6 +165,9 @@ private:
     std::shared_ptr<const core::Evaluation> m_evaluation;
     std::vector<core::Diagnostic> m_problems;
     std::vector<ProblemFix> m_fixes;
+    std::shared_ptr<const core::FitAdvice> m_advice;
+    quint64 m_adviceGeneration = 0, m_adviceDone = 0;
+    void startAdvice();
     std::shared_ptr<const core::Evaluation> m_baseline;
     QDateTime m_baselinePinned;
     SearchController* m_searchController = nullptr;

@@ -4,9 +4,11 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QTableView>
+#include <QHBoxLayout>
 #include <QVBoxLayout>
 
 #include "charts/memorychart.h"
+#include "views/fitpanel.h"
 #include "views/layerstrip.h"
 #include "models/stagememorymodel.h"
 #include "charts/hovertip.h"
@@ -17,7 +19,13 @@
 namespace tessera::ui {
 
 MemoryView::MemoryView(Session& session, QWidget* parent) : LazyView(parent), m_session(session) {
-    auto* layout = new QVBoxLayout(this);
+    // The chart and its table on the left, why it does (not) fit and what would on the right.
+    auto* outer = new QHBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    auto* left = new QVBoxLayout;
+    outer->addLayout(left, 1);
+    outer->addWidget(new FitPanel(m_session, this));
+    auto* layout = left;
     m_chart = new QChartView(this);
     keepHoverTips(m_chart);  // a bar's exact bytes stay while the pointer rests on it
     m_chart->setRenderHint(QPainter::Antialiasing);

@@ -77,6 +77,7 @@ void NotCurrentCover::refresh() {
         for (std::size_t f = 0; f < fixes.size(); ++f) {
             if (fixes[f].problem != i) continue;
             auto* button = new QPushButton(tr("Fix: %1").arg(fixes[f].text), m_card);
+            button->setToolTip(tr("Applies the fix as one undo step"));
             button->setObjectName(QStringLiteral("applyFix"));
             connect(button, &QPushButton::clicked, this, [this, f] { m_session.applyFix(f); });
             m_items->addWidget(button, 0, Qt::AlignLeft);
