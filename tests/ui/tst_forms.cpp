@@ -116,6 +116,28 @@ private slots:
         QVERIFY(!exec->isRowShown(QStringLiteral("ep")));
     }
 
+    // Ctrl+Z in a field is the window's undo (one step per edit), not the line's own.
+    void ctrlZInAFieldIsTheWindowsUndo() {
+        MainWindow w({}, nullptr, false);
+        w.setNeverAsk(true);
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        auto* mbs = qobject_cast<QLineEdit*>(w.editor()->execForm()->editor(QStringLiteral("seq_length")));
+        const QString before = mbs->text();
+        mbs->setFocus();
+        mbs->selectAll();
+        QTest::keyClicks(mbs, QStringLiteral("4096"));
+        QCOMPARE(w.session().undoStack()->count(), 1);
+        QTest::keyClick(mbs, Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(w.session().undoStack()->index(), 0);  // the window's step was undone
+        QCOMPARE(mbs->text(), before);
+        const QKeyCombination redo = QKeySequence(QKeySequence::Redo)[0];
+        QTest::keyClick(mbs, redo.key(), redo.keyboardModifiers());
+        QCOMPARE(w.session().undoStack()->index(), 1);
+        QCOMPARE(mbs->text(), QStringLiteral("4096"));
+    }
+
     void pinsMarkTheLabel() {
         MainWindow w({}, nullptr, false);
         SpecForm* exec = w.editor()->execForm();

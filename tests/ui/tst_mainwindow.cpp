@@ -318,23 +318,32 @@ private slots:
         auto* mbn = qobject_cast<QLineEdit*>(window.editor()->execForm()->editor("micro_batch_num"));
         auto* gbs = qobject_cast<QLineEdit*>(window.editor()->execForm()->editor("global_batch_size"));
         mbn->selectAll();
-        QTest::keyClicks(mbn, "32");  // two keystrokes, one field: one command
+        QTest::keyClicks(mbn, "32");  // two keystrokes, one field: one command; the global batch follows (1·32·2)
+        QCOMPARE(gbs->text(), QString("64"));
         gbs->selectAll();
-        QTest::keyClicks(gbs, "64");
+        QTest::keyClicks(gbs, "256");  // the micro-batches follow it (256 / (1·2))
+        QCOMPARE(mbn->text(), QString("128"));
         QCOMPARE(stack->count(), 2);
         auto* figures = window.statusBar()->findChildren<QLabel*>().last();
         QTRY_VERIFY(figures->text().contains("step"));
         stack->undo();
-        QCOMPARE(gbs->text(), QString("128"));
+        QCOMPARE(gbs->text(), QString("64"));
+        QCOMPARE(mbn->text(), QString("32"));
         stack->undo();
         QCOMPARE(mbn->text(), QString("64"));
+        QCOMPARE(gbs->text(), QString("128"));
         QTRY_VERIFY(window.editor()->execForm()->editor("micro_batch_num")->styleSheet().isEmpty());
         stack->redo();
         QCOMPARE(mbn->text(), QString("32"));
-        QTRY_VERIFY(gbs->styleSheet().contains("D50000"));  // 1·32·2 is not 128 until the next redo
         stack->redo();
-        QCOMPARE(gbs->text(), QString("64"));
+        QCOMPARE(gbs->text(), QString("256"));
         QTRY_VERIFY(gbs->styleSheet().isEmpty());
+        // A pinned field is left as it is: the rule it breaks is marked instead.
+        window.editor()->execForm()->setPinned("global_batch_size", true);
+        mbn->selectAll();
+        QTest::keyClicks(mbn, "64");
+        QCOMPARE(gbs->text(), QString("256"));
+        QTRY_VERIFY(gbs->styleSheet().contains("D50000") || mbn->styleSheet().contains("D50000"));
     }
 
     // PNG export renders the current view at the asked size and pixel ratio; the copy

@@ -136,11 +136,11 @@ private slots:
         QVERIFY(!window.isDirty());
         QVERIFY(!window.isWindowModified());
         // After a save, the saved text is the clean one.
-        typeInto(exec, "micro_batch_num", QStringLiteral("32"));
-        typeInto(exec, "global_batch_size", QStringLiteral("64"));
+        typeInto(exec, "micro_batch_num", QStringLiteral("32"));  // the global batch follows, to 64
+        typeInto(exec, "seq_length", QStringLiteral("4096"));
         QVERIFY(window.saveTo(dir.filePath(QStringLiteral("run.yaml"))));
         QVERIFY(!window.isWindowModified());
-        typeInto(exec, "global_batch_size", QStringLiteral("128"));
+        typeInto(exec, "seq_length", QStringLiteral("2048"));
         QVERIFY(window.isWindowModified());
         stack->undo();
         QVERIFY(!window.isWindowModified());
@@ -261,7 +261,7 @@ private slots:
         QVERIFY(!row->toolTip().contains(QStringLiteral("Not priced")));
         typeInto(exec, "capacity_factor", QStringLiteral("1.5"));
         window.session().evaluateNow();
-        QVERIFY(window.session().evaluationIsCurrent());
+        QVERIFY2(window.session().evaluationIsCurrent(), window.session().problems().empty() ? "" : window.session().problems().front().text().c_str());
         QVERIFY2(row->toolTip().startsWith(QStringLiteral("Not priced here: grouped_gemm is true")), qPrintable(row->toolTip()));
         QVERIFY(qobject_cast<QPlainTextEdit*>(window.view(QStringLiteral("estimate")))->toPlainText().contains(
             QStringLiteral("exec.capacity_factor")));

@@ -20,6 +20,7 @@
 #include "charts/memorychart.h"
 #include "io/presets.h"
 #include "mainwindow/mainwindow.h"
+#include "views/timelinewidget.h"
 #include "models/candidatesmodel.h"
 #include "io/scenarioio.h"
 #include "model/evaluation.h"
@@ -114,6 +115,23 @@ private slots:
         const QString expected = QStringLiteral("baseline: ") + QString::fromStdString(core::strategyLine(w.session().baseline()->resolved));
         for (QAbstractSeries* series : chart->series()) named = named || series->name().startsWith(expected + QStringLiteral(", pinned "));
         QVERIFY(named);
+    }
+
+    // Exports propose a name beside the scenario; the timeline's zoom starts over for a new scenario.
+    void exportsProposeANameAndANewScenarioResetsTheZoom() {
+        MainWindow w({}, nullptr, false);
+        QVERIFY2(w.proposedPath(QStringLiteral("review.pdf")).endsWith(w.session().title() + QStringLiteral("-review.pdf")),
+                 qPrintable(w.proposedPath(QStringLiteral("review.pdf"))));
+        auto* timeline = w.view(QStringLiteral("pipeline"))->findChild<tessera::ui::TimelineWidget*>();
+        timeline->setView(4, 1.0);
+        QCOMPARE(timeline->zoom(), 4.0);
+        core::Value doc = w.session().document();
+        core::setAt(doc, "exec.recompute", core::parseDocument("[{first: 0, option: full}]", "t", core::Format::Yaml));
+        w.session().setScenario(doc, tessera::ui::Change::Edit, QStringLiteral("an edit"));
+        w.session().evaluateNow();
+        QCOMPARE(timeline->zoom(), 4.0);  // an edit keeps where the reader is
+        w.session().load(QStringLiteral("llama3-8b-a100x8"));
+        QCOMPARE(timeline->zoom(), 1.0);
     }
 
     void aStageOverTheLimitIsOutlinedAndNamed() {

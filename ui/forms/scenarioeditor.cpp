@@ -269,13 +269,15 @@ void ScenarioEditor::edited(SpecForm* form, const QString& key) {
 // section, an emptied row, a value that does not read (the core refuses it by name),
 // or a document that does not read as a scenario.
 bool ScenarioEditor::rederived(SpecForm* form, const QString& key, core::Value& document) const {
-    const std::optional<core::Scenario>& stated = m_session.scenario();
+    const std::optional<core::Scenario> stated = m_session.statedNow();
     const std::optional<core::Value> value = form->valueOf(key);
     if (form != m_exec || !stated || !value) return false;
     std::set<std::string> pinned;
     for (const QString& k : m_exec->pinned()) pinned.insert(k.toStdString());
     try {
         core::applyChanges(document, core::rederive(*stated, key.toStdString(), *value, pinned));
+        // The edited field as typed ("1" stays 1, not 1.0): a row is never rewritten under the cursor.
+        core::setAt(document, "exec." + key.toStdString(), *value);
     } catch (const core::SpecError&) {
         return false;
     }

@@ -2,6 +2,7 @@
 
 #include <QComboBox>
 #include <QFormLayout>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -98,6 +99,7 @@ void SpecForm::addRow(core::Field f, const QString& text, QStringList choices) {
         editor = box;
     } else {
         auto* line = new QLineEdit(text, this);
+        line->installEventFilter(this);  // Ctrl+Z is the window's undo, not the line's own
         line->setPlaceholderText(tr("not stated"));
         line->setClearButtonEnabled(true);
         connect(line, &QLineEdit::textEdited, this, [this, key] { emit edited(key); });
@@ -182,6 +184,20 @@ void SpecForm::showRows() {
         if (g.header) g.header->setVisible(any);
         g.body->setVisible(any && (!g.header || g.header->isChecked()));
     }
+}
+
+// A line edit keeps its own undo history and claims Ctrl+Z for it while it has focus;
+// that history would compete with the window's (one step per field edit, preset, pick).
+// Declining the shortcut override lets Edit ▸ Undo take the key.
+bool SpecForm::eventFilter(QObject* watched, QEvent* event) {
+    if (event->type() == QEvent::ShortcutOverride) {
+        auto* key = static_cast<QKeyEvent*>(event);
+        if (key->matches(QKeySequence::Undo) || key->matches(QKeySequence::Redo)) {
+            event->ignore();
+            return true;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 QWidget* SpecForm::editor(const QString& key) const {

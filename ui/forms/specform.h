@@ -76,6 +76,9 @@ public:
 signals:
     void edited(const QString& key);
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 public:  // the visitor's entry points (called by build())
     void addRow(core::Field field, const QString& text, QStringList choices = {});
 

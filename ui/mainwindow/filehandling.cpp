@@ -10,7 +10,9 @@
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
+#include <QDir>
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QFormLayout>
 #include <QGuiApplication>
 #include <QImage>
@@ -325,6 +327,20 @@ QSize MainWindow::resizeForPicture(QSize viewSize) {
     return before;
 }
 
+// Where an export is proposed: beside the scenario's file (else the working folder),
+// named after it and what is exported - "llama3-70b-h100x64-memory.png".
+QString MainWindow::proposedPath(const QString& what) const {
+    const QFileInfo scenario(m_session.filePath());
+    QString stem = m_session.filePath().isEmpty() ? m_session.title() : scenario.completeBaseName();
+    stem.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("-"));
+    const QString dir = m_session.filePath().isEmpty() ? QDir::currentPath() : scenario.absolutePath();
+    return QDir(dir).filePath(stem + QLatin1Char('-') + what);
+}
+
+void MainWindow::exported(const QString& what, const QString& path) {
+    statusBar()->showMessage(tr("Exported %1 to %2").arg(what, QDir::toNativeSeparators(path)), 8000);
+}
+
 void MainWindow::exportViewPng() {
     QDialog ask(this);
     ask.setWindowTitle(tr("Export view as PNG"));
@@ -342,7 +358,9 @@ void MainWindow::exportViewPng() {
     connect(buttons, &QDialogButtonBox::rejected, &ask, &QDialog::reject);
     form->addRow(buttons);
     if (ask.exec() != QDialog::Accepted) return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export view as PNG"), QString(), tr("PNG images (*.png)"));
+    const QString viewName = m_tabs->tabText(m_tabs->currentIndex()).toLower();
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export view as PNG"), proposedPath(viewName + QStringLiteral(".png")),
+                                                      tr("PNG images (*.png)"));
     if (path.isEmpty()) return;
     const QImage image = renderView(QSize(width->value(), height->value()), ratio->value());
     QSaveFile file(path);
@@ -350,19 +368,21 @@ void MainWindow::exportViewPng() {
     if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG")) error = file.errorString();
     if (error.isEmpty()) commitWhole(file, &error);
     if (!error.isEmpty()) warn(tr("Not exported"), tr("Cannot write %1: %2").arg(path, error));
+    else exported(tr("the %1 view").arg(viewName), path);
 }
 
 void MainWindow::copyView() { QGuiApplication::clipboard()->setImage(renderView({}, devicePixelRatio())); }
 
 void MainWindow::exportTrainYaml() {
     if (!loaded()) return warn(tr("Not exported"), tr("The scenario has problems; a train.yaml is written for one that evaluates."));
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export train.yaml"), QStringLiteral("train.yaml"),
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export train.yaml"), proposedPath(QStringLiteral("train.yaml")),
                                                       tr("YAML (*.yaml *.yml)"));
     if (path.isEmpty()) return;
     try {
         const std::string text = core::trainYaml(m_session.evaluation()->resolved, nullptr);
         QString error;
         if (!writeWhole(path, QByteArray::fromStdString(text), &error)) warn(tr("Not exported"), tr("Cannot write %1: %2").arg(path, error));
+        else exported(QStringLiteral("train.yaml"), path);
     } catch (const core::SpecError& e) {
         warn(tr("Not exported"), qs(e.what()));
     }
@@ -370,9 +390,11 @@ void MainWindow::exportTrainYaml() {
 
 void MainWindow::exportReview() {
     if (!loaded()) return warn(tr("Not exported"), tr("The scenario has problems; a review is written for one that evaluates."));
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export review PDF"), QStringLiteral("review.pdf"), tr("PDF (*.pdf)"));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export review PDF"), proposedPath(QStringLiteral("review.pdf")), tr("PDF (*.pdf)"));
+    if (path.isEmpty()) return;
     QString error;
-    if (!path.isEmpty() && !writeReport(reviewOf(m_session), path, &error)) warn(tr("Not exported"), error);
+    if (!writeReport(reviewOf(m_session), path, &error)) warn(tr("Not exported"), error);
+    else exported(m_session.searchIsStale() ? tr("the review (its search marked stale)") : tr("the review"), path);
 }
 
 }  // namespace tessera::ui

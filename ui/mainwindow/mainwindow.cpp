@@ -144,9 +144,9 @@ void MainWindow::buildMenus() {
     rebuildRecentMenu();
     auto* edit = menuBar()->addMenu(tr("&Edit"));
     QAction* undo = m_session.undoStack()->createUndoAction(this, tr("&Undo"));
-    undo->setShortcut(QKeySequence::Undo);
+    undo->setShortcuts(QKeySequence::Undo);
     QAction* redo = m_session.undoStack()->createRedoAction(this, tr("&Redo"));
-    redo->setShortcut(QKeySequence::Redo);
+    redo->setShortcuts(QKeySequence::Redo);  // every binding: Ctrl+Y and Ctrl+Shift+Z
     edit->addAction(undo);
     edit->addAction(redo);
 

@@ -71,6 +71,8 @@ public:
     void copyView();
     void exportTrainYaml();
     void exportReview();
+    // The file name an export proposes ("<scenario>-<what>"), beside the scenario's file.
+    QString proposedPath(const QString& what) const;
 
     // Pin the current estimate as the baseline every view then compares against; unpin.
     void pinBaseline() { m_session.pinBaseline(); }
@@ -103,6 +105,7 @@ private:
     QSize resizeForPicture(QSize viewSize);
     bool confirmDiscard();
     void warn(const QString& title, const QString& text);
+    void exported(const QString& what, const QString& path);  // says where it went
     void importInto(const QString& path, const core::Value& document);
     bool importTrainerFile(const QString& path);  // a trainer's launch file: imported, or false if it is none
     // A file of another tool's format (config.json, train.yaml, a seed search file),

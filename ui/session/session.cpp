@@ -101,6 +101,15 @@ void Session::evaluateNow() {
     startAdvice();
 }
 
+std::optional<core::Scenario> Session::statedNow() const {
+    if (!m_pending.isActive()) return m_scenario;
+    try {
+        return core::scenarioFromValue(m_document, m_path.isEmpty() ? m_title.toStdString() : m_path.toStdString(), m_baseDir);
+    } catch (const core::SpecError&) {
+        return std::nullopt;
+    }
+}
+
 QString Session::notCurrentNote() const {
     if (!m_evaluation || m_problems.empty()) return {};
     return tr("Not current: the scenario has %1; these are the figures of the last one that priced").arg(problemCount(m_problems.size()));

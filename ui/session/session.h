@@ -86,6 +86,9 @@ public:
     // --- what it evaluates to -----------------------------------------------------
     // The scenario read from the document (field types and ranges), when it reads.
     const std::optional<core::Scenario>& scenario() const { return m_scenario; }
+    // The scenario the document states now, read afresh when an edit is still waiting to
+    // be evaluated (what an edit builds on must be the document, not the last evaluation).
+    std::optional<core::Scenario> statedNow() const;
     const std::shared_ptr<const core::Evaluation>& evaluation() const { return m_evaluation; }
     bool evaluationIsCurrent() const { return m_evaluation && m_problems.empty() && !m_pending.isActive(); }
     const std::vector<core::Diagnostic>& problems() const { return m_problems; }

@@ -32,6 +32,10 @@ PipelineView::PipelineView(Session& session, QWidget* parent) : LazyView(parent)
     m_chart->setObjectName(QStringLiteral("stepChart"));
     layout->addWidget(m_chart, 2);
     connect(&m_session, &Session::evaluated, this, &PipelineView::update);
+    // An edit keeps the reader's zoom; a new scenario starts from the whole step.
+    connect(&m_session, &Session::documentChanged, this, [this](Change why) {
+        if (why == Change::Load || why == Change::Recovery) m_timeline->setView(1, 0);
+    });
     connect(&m_session, &Session::baselineChanged, this, &PipelineView::update);
     update();
 }

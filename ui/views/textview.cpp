@@ -13,6 +13,7 @@ TextView::TextView(Kind kind, Session& session, QWidget* parent) : QPlainTextEdi
     setFont(fixedFont());
     setLineWrapMode(QPlainTextEdit::NoWrap);
     connect(&m_session, &Session::evaluated, this, &TextView::update);
+    if (m_kind == Estimate) connect(&m_session, &Session::adviceChanged, this, &TextView::update);
     update();
 }
 
@@ -25,7 +26,8 @@ void TextView::update() {
         return;
     }
     const core::ResolvedScenario& r = evaluation->resolved;
-    QString text = qs(m_kind == Estimate ? core::estimateText(r, evaluation->estimate) : core::showText(r));
+    // The advice joins the estimate once priced (a worker prices it): never an earlier scenario's.
+    QString text = qs(m_kind == Estimate ? core::estimateText(r, evaluation->estimate, m_session.advice().get()) : core::showText(r));
     if (const QString note = m_session.notCurrentNote(); !note.isEmpty()) {
         QStringList problems;
         for (const core::Diagnostic& d : m_session.problems()) problems << qs(d.text());
