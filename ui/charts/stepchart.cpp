@@ -99,6 +99,12 @@ QChart* buildStepChart(const core::Estimate& e, std::int64_t microBatches, const
     chart->addSeries(series);
     auto* categories = new QBarCategoryAxis(chart);
     categories->append(rows);
+    // Many stages: a smaller label, so "stage 12" fits its row rather than eliding to "...".
+    if (rows.size() > 8) {
+        QFont small = categories->labelsFont();
+        small.setPointSizeF(std::max(6.0, small.pointSizeF() * 8.0 / rows.size() * 1.2));
+        categories->setLabelsFont(small);
+    }
     chart->addAxis(categories, Qt::AlignLeft);
     series->attachAxis(categories);
     auto* time = new QValueAxis(chart);

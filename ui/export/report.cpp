@@ -36,6 +36,11 @@ Review reviewOf(const Session& session) {
     r.searchStale = session.searchIsStale();
     r.searchStaleSince = session.searchStaleSince(10);
     r.scenarioHash = session.hash();
+    r.advice = session.advice();
+    if (!r.advice && session.evaluationIsCurrent() && session.scenario()) {  // still being priced on the worker: price it here
+        const core::Evaluation& e = *session.evaluation();
+        r.advice = std::make_shared<const core::FitAdvice>(core::adviseFit(*session.scenario(), e.resolved, e.estimate));
+    }
     return r;
 }
 
@@ -130,6 +135,13 @@ void verdictPage(Pages& pages, const Review& r) {
     for (const std::string& line : core::keyFigures(e)) figures << qs(line);
     if (r.baseline) figures << baselineLine(r);
     y += drawLines(p, figures, {0, y}, reviewFont(9)) + pages.line() * 0.6;
+    if (r.advice) {  // why it does (not) fit, and the smallest moves that would, each priced as the estimate is
+        QStringList moves{qs(r.advice->dominant.sentence), qs(r.advice->summary)};
+        for (const core::Suggestion& s : r.advice->suggestions) moves << QStringLiteral("  • ") + qs(s.sentence);
+        y += drawLines(p, {e.fits ? QObject::tr("Faster strategies that still fit") : QObject::tr("Why it does not fit, and what would")},
+                       {0, y}, reviewFont(10, true));
+        y += drawLines(p, moves, {0, y}, reviewFont(8)) + pages.line() * 0.6;
+    }
 
     QStringList assumptions;
     assumptions << QObject::tr("Efficiencies: %1").arg(qs(core::calibrationStatus(resolved.scenario.calibration)) +
@@ -176,7 +188,10 @@ void pipelinePage(Pages& pages, const Review& r) {
     timeline.setPipeline(e.pipeline);
     timeline.setTitle(timelineTitle(e, r.baseline.get()));
     timeline.resize(int(body.width() / pages.scale()), 400);
-    const double height = std::min(body.height() * 0.6, timeline.naturalHeight() * pages.scale());
+    // The step chart keeps a readable row per stage (pp 16: 18 rows) below the timeline.
+    const double stepRows = double(e.estimate.stages.size() + 3);
+    const double height = std::min({body.height() * 0.6, timeline.naturalHeight() * pages.scale(),
+                                     body.height() - stepRows * pages.line() * 1.5 - 3 * pages.line()});
     drawWidget(pages.painter(), timeline, QRectF(0, body.top(), body.width(), height), pages.scale());
     drawChart(pages.painter(),
               buildStepChart(e.estimate, *e.resolved.scenario.exec.micro_batch_num, r.baseline ? &r.baseline->estimate : nullptr),

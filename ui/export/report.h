@@ -11,6 +11,7 @@
 #include <QStringList>
 #include <memory>
 
+#include "fit/advice.h"
 #include "model/evaluation.h"
 #include "workers/searchcontroller.h"
 
@@ -26,6 +27,7 @@ struct Review {
     bool searchStale = false;
     QStringList searchStaleSince;  // what changed since it ran, in words
     QString scenarioHash;
+    std::shared_ptr<const core::FitAdvice> advice;  // why it does not fit and what would (core/fit)
     QDateTime made = QDateTime::currentDateTime();
 };
 
