@@ -36,6 +36,8 @@ FitPanel::FitPanel(Session& session, QWidget* parent) : QFrame(parent), m_sessio
     scroll->setWidget(list);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // rows wrap to the width, never run under the scroll bar
+    scroll->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOn);  // the width rows wrap to leaves room for it from the start
     layout->addWidget(scroll, 1);
     connect(&m_session, &Session::adviceChanged, this, &FitPanel::refresh);
     refresh();

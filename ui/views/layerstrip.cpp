@@ -91,9 +91,12 @@ void LayerStrip::paintEvent(QPaintEvent*) {
         p.setPen(ink);
         p.setBrush(Qt::NoBrush);
         p.drawRect(band);
-        const QRectF count(band.left() - 20, band.bottom() + 1, band.width() + 40, kCountHeight);
-        p.drawText(count, Qt::AlignHCenter | Qt::AlignTop,
-                   m_stages[s].size() == 1 ? tr("1 layer") : tr("%1 layers").arg(m_stages[s].size()));
+        // "20 layers" where the band has room for it, else the bare count (pp 16 on a narrow
+        // window), so neighbouring labels never run into each other.
+        const QString words = m_stages[s].size() == 1 ? tr("1 layer") : tr("%1 layers").arg(m_stages[s].size());
+        const QString text = p.fontMetrics().horizontalAdvance(words) + 4 <= band.width() ? words : QString::number(m_stages[s].size());
+        const QRectF count(band.left() - 4, band.bottom() + 1, band.width() + 8, kCountHeight);
+        p.drawText(count, Qt::AlignHCenter | Qt::AlignTop, text);
     }
     // The legend: one swatch per option, in the options' order.
     double x = 4;
