@@ -102,11 +102,11 @@ public:
     int debounceMs() const { return m_pending.interval(); }
 
     // --- why it does not fit, and what would -----------------------------------------
-    // core/fit's advice on the current evaluation, priced on a worker (a DualPipe scenario
-    // takes tens of ms); null while it is being priced or the document does not price, so
-    // advice of an earlier scenario is never shown as this one's. adviceChanged() says when.
+    // core/fit's advice on the current evaluation, priced shortly after it (once the views
+    // have repainted and typing pauses); null until then or while the document does not
+    // price, so advice of an earlier scenario is never shown as this one's.
     const std::shared_ptr<const core::FitAdvice>& advice() const { return m_advice; }
-    bool adviceIsPending() const { return m_adviceGeneration != m_adviceDone; }
+    bool adviceIsPending() const { return m_adviceTimer.isActive(); }
     // A suggestion's exec section written into the document: one undo step.
     void applySuggestion(const core::Suggestion& suggestion);
 
@@ -169,8 +169,9 @@ private:
     std::vector<core::Diagnostic> m_problems;
     std::vector<ProblemFix> m_fixes;
     std::shared_ptr<const core::FitAdvice> m_advice;
-    quint64 m_adviceGeneration = 0, m_adviceDone = 0;
+    QTimer m_adviceTimer;
     void startAdvice();
+    void priceAdvice();
     std::shared_ptr<const core::Evaluation> m_baseline;
     QDateTime m_baselinePinned;
     SearchController* m_searchController = nullptr;
