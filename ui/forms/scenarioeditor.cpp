@@ -162,7 +162,8 @@ void ScenarioEditor::showDocument() {
                                                                                                           : tr("(unnamed)")));
     {
         const QSignalBlocker quiet(m_devices);
-        const core::Value* n = sectionAt(doc, QStringLiteral("cluster")).find("devices");
+        const core::Value clusterSection = sectionAt(doc, QStringLiteral("cluster"));  // kept: `n` points into it
+        const core::Value* n = clusterSection.find("devices");
         if (n && n->kind() == core::Value::Kind::Int) m_devices->setValue(int(std::clamp<std::int64_t>(n->asInt(), 1, 1 << 20)));
         else if (const auto& e = m_session.evaluation(); e && e->resolved.scenario.cluster.devices)
             m_devices->setValue(int(*e->resolved.scenario.cluster.devices));
