@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "doc/emit.h"
+#include "report/diffreport.h"
 #include "report/estimatereport.h"
 #include "fit/advice.h"
 #include "units/units.h"
@@ -21,6 +22,7 @@
 #include "report/searchreport.h"
 #include "trainyaml/trainyaml.h"
 #include "io/scenarioio.h"
+#include "io/specreader.h"
 #include "io/specwriter.h"
 #include "model/estimate.h"
 #include "model/parameters.h"
@@ -124,6 +126,29 @@ int cmdEstimate(const std::vector<std::string>& args) {
     const Estimate e = estimate(r);
     const FitAdvice fit = adviseFit(stated, r, e);
     std::cout << (a.json ? estimateJson(r, e, &fit) : estimateText(r, e, &fit));
+    return kExitOk;
+}
+
+// Two scenarios side by side; --set changes B only, so `diff A A --set exec.tp=4` is a what-if.
+int cmdDiff(const std::vector<std::string>& args) {
+    std::vector<std::string> files, overrides;
+    bool json = false;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "--json") json = true;
+        else if (a == "--set" && i + 1 < args.size()) overrides.push_back(args[++i]);
+        else if (a.starts_with("--set=")) overrides.push_back(a.substr(6));
+        else if (a.starts_with("-")) throw UsageError{"diff: unknown option " + a};
+        else files.push_back(a);
+    }
+    if (files.size() != 2) throw UsageError{"diff takes two FILEs, A and B"};
+    const ResolvedScenario ra = resolve(loadStated(files[0])), rb = resolve(loadStated(files[1], overrides));
+    const Estimate ea = estimate(ra), eb = estimate(rb);
+    std::string nameB = files[1];
+    for (const std::string& o : overrides) nameB += " --set " + o;
+    const DiffSide a{files[0], &ra, &ea}, b{nameB, &rb, &eb};
+    const ScenarioDiff d = diffScenarios(a, b);
+    std::cout << (json ? diffJson(a, b, d) : diffText(a, b, d));
     return kExitOk;
 }
 
@@ -258,6 +283,11 @@ std::string usage() {
                                           print the resolved scenario and its parameter counts
        tessera estimate FILE [--set S.K=V ...] [--json]
                                           per-stage memory and step time of the scenario's strategy
+       tessera diff A B [--set S.K=V ...] [--json]
+                                          every field that differs between two scenarios and
+                                          every figure that moves (memory terms per stage, step
+                                          and where it goes, tokens/s, MFU, days); --set
+                                          changes B only (diff A A --set exec.tp=4: a what-if)
        tessera search FILE [--set S.K=V ...] [--threads N] [--top N] [--json]
                       [-o TRAIN.yaml [--pick N] [--train-yaml ORIGINAL.yaml] [--force]]
                                           search the scenario's strategy space: its search
@@ -305,10 +335,43 @@ Exit codes:
 )";
 }
 
+namespace {
+// The commands runCli takes; `report` needs Qt and main.cpp runs it.
+constexpr std::string_view kCommands[] = {"validate", "show", "estimate", "search", "plan", "calibrate", "import-train",
+                                          "import", "export", "presets", "import-hf", "diff", "--help", "-h", "help",
+                                          "--version"};
+constexpr std::string_view kQtCommands[] = {"report"};
+}  // namespace
+
 bool isCliInvocation(const std::vector<std::string>& args) {
     if (args.empty()) return false;
-    static const char* kCommands[] = {"validate", "show", "estimate", "search", "plan", "calibrate", "import-train", "import", "export", "presets", "import-hf", "--help", "-h", "help", "--version"};
-    return std::any_of(std::begin(kCommands), std::end(kCommands), [&](const char* c) { return args[0] == c; });
+    return std::any_of(std::begin(kCommands), std::end(kCommands), [&](std::string_view c) { return args[0] == c; });
+}
+
+std::optional<std::string> unknownCommand(const std::vector<std::string>& args) {
+    if (args.empty() || args[0].empty() || args[0].starts_with('-') || isCliInvocation(args)) return std::nullopt;
+    const std::string& word = args[0];
+    if (std::any_of(std::begin(kQtCommands), std::end(kQtCommands), [&](std::string_view c) { return word == c; }))
+        return std::nullopt;
+    // The window opens on a file or a scenario preset: a path, or a word that names one.
+    if (std::filesystem::exists(word) || word.find_first_of("/.") != std::string::npos) return std::nullopt;
+    const std::vector<std::string> scenarios = presetIds(PresetKind::Scenario);
+    if (std::find(scenarios.begin(), scenarios.end(), word) != scenarios.end()) return std::nullopt;
+    // Nearest command first, then the nearest scenario preset.
+    std::string best;
+    std::size_t bestDistance = std::max<std::size_t>(3, word.size() / 3 + 1);
+    for (std::string_view c : kCommands)
+        if (!c.starts_with('-') && editDistance(word, c) < bestDistance) bestDistance = editDistance(word, c), best = c;
+    for (std::string_view c : kQtCommands)
+        if (editDistance(word, c) < bestDistance) bestDistance = editDistance(word, c), best = c;
+    std::string message = "unknown command '" + word + "'";
+    if (!best.empty()) return message + " (did you mean " + best + "?)";
+    std::string preset;
+    std::size_t presetDistance = std::max<std::size_t>(3, word.size() / 3 + 1);
+    for (const std::string& id : scenarios)
+        if (editDistance(word, id) < presetDistance) presetDistance = editDistance(word, id), preset = id;
+    if (!preset.empty()) return message + " (did you mean the scenario preset " + preset + "?)";
+    return message + ": not a command, a file or a scenario preset (`tessera presets` lists them)";
 }
 
 int runGuarded(const std::function<int()>& body, const std::string& usageText) {
@@ -345,6 +408,7 @@ int runCli(const std::vector<std::string>& args) {
             if (command == "validate") return cmdValidate(rest);
             if (command == "show") return cmdShow(rest);
             if (command == "estimate") return cmdEstimate(rest);
+            if (command == "diff") return cmdDiff(rest);
             if (command == "search") return cmdSearch(rest);
             if (command == "import-train") return runImportTrain(rest);
             if (command == "import") return runImport(rest);

@@ -2,6 +2,7 @@
 // The command-line front door: `tessera validate|show|presets|import-hf ...`.
 // Runs without Qt; returns the process exit code (see usage()).
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,10 @@ core::Scenario loadStated(const std::string& nameOrPath, const std::vector<std::
 // Whether argv names a CLI command (otherwise the GUI starts).
 bool isCliInvocation(const std::vector<std::string>& args);
 int runCli(const std::vector<std::string>& args);
+// When the first argument is a word that is neither a command, a file nor a scenario
+// preset ("estimat"): what to say, with the nearest command ("did you mean estimate?").
+// main() prints it and exits kExitUsage rather than opening the window.
+std::optional<std::string> unknownCommand(const std::vector<std::string>& args);
 std::string usage();
 
 // A command line that is wrong (exit 64, with the usage).

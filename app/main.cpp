@@ -3,6 +3,8 @@
 // without a display.
 #include <QApplication>
 #include <QIcon>
+#include <algorithm>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,26 @@
 int main(int argc, char** argv) {
     const std::vector<std::string> args(argv + 1, argv + argc);
     if (tessera::app::isCliInvocation(args)) return tessera::app::runCli(args);
+    if (const auto wrong = tessera::app::unknownCommand(args)) {
+        std::cerr << "tessera: " << *wrong << "\n(`tessera --help` lists the commands)\n";
+        return tessera::app::kExitUsage;
+    }
+    // A report or a screenshot draws off screen; the window needs a display, and without
+    // one Qt's platform plugin would abort with a message about xcb.
+    const bool drawsOffscreen = (!args.empty() && args[0] == "report") ||
+                                std::find(args.begin(), args.end(), "--screenshot") != args.end();
+    const bool platformStated = !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM");
+    const bool display = !qEnvironmentVariableIsEmpty("DISPLAY") || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
+    if (!platformStated && !display) {
+        if (drawsOffscreen) {
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        } else {
+            std::cerr << "tessera: no display to open the window on (DISPLAY and WAYLAND_DISPLAY are not set).\n"
+                         "The commands run without one (`tessera --help`); `tessera report FILE -o OUT.pdf` and\n"
+                         "`tessera --screenshot OUT.png FILE` draw off screen.\n";
+            return tessera::app::kExitFailure;
+        }
+    }
 
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("Tessera"));

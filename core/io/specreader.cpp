@@ -6,8 +6,6 @@
 
 namespace tessera::core {
 
-namespace {
-
 std::size_t editDistance(std::string_view a, std::string_view b) {
     std::vector<std::size_t> row(b.size() + 1);
     for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
@@ -22,6 +20,8 @@ std::size_t editDistance(std::string_view a, std::string_view b) {
     }
     return row[b.size()];
 }
+
+namespace {
 
 std::string joinKeys(const std::vector<std::string_view>& keys) {
     std::string out;

@@ -15,6 +15,9 @@
 
 namespace tessera::core {
 
+// Levenshtein distance: how "did you mean" picks the nearest known name.
+std::size_t editDistance(std::string_view a, std::string_view b);
+
 class SpecReader {
 public:
     SpecReader(const Value& map, std::string section, Diagnostics& diagnostics);

@@ -292,6 +292,16 @@ Estimate estimate(const ResolvedScenario& r) {
     Estimate e;
     evaluate(costInput(r), &e);
     e.totalParameters = countParameters(r.scenario.model).total();
+    const ExecSpec& x = r.scenario.exec;
+    e.devices = r.scenario.cluster.devices.value_or(0);
+    if (e.tokensPerSecond > 0) e.gpuHoursPerTrillionTokens = double(e.devices) * 1e12 / e.tokensPerSecond / 3600;
+    if (x.train_tokens) {
+        e.trainTokens = *x.train_tokens;
+        // The trainer runs whole steps: the last one may carry tokens past the budget.
+        const double stepTokens = double(*x.global_batch_size) * double(*x.seq_length);
+        e.trainSteps = std::int64_t(std::ceil(double(*x.train_tokens) / stepTokens));
+        e.trainDays = double(*e.trainSteps) * e.stepSeconds / 86400;
+    }
     return e;
 }
 

@@ -17,6 +17,7 @@
 // pricedBySimulation): their step, and their activations' peak over time, come from
 // simulating the schedule on the stages' times. So do 1f1b and interleaved when the
 // run pairs their steady state to hide the expert all-to-all (pairsExpertComm).
+#include <optional>
 #include <vector>
 
 #include "model/costinput.h"
@@ -102,6 +103,13 @@ struct Estimate {
     double stepSeconds = 0, bubbleFraction = 0, mfu = 0, tokensPerSecond = 0;
     double modelFlopsPerStep = 0;
     TimeBreakdown breakdown;
+    // What a capacity review compares across clusters: GPU-hours per 10^12 tokens
+    // (devices · 10^12 / tokens_per_second / 3600), and with exec.train_tokens stated the
+    // run's optimizer steps and its days on this cluster at this step time.
+    std::int64_t devices = 0;
+    double gpuHoursPerTrillionTokens = 0;
+    std::optional<std::int64_t> trainTokens, trainSteps;
+    std::optional<double> trainDays;
     bool expertCommPaired = false;  // pairsExpertComm: the schedule's steady state runs F&B pairs
     int seqSplit = 1;               // seqpipe: sequence parts per micro-batch (inFlightPerChunk counts parts)
 };

@@ -44,6 +44,15 @@ std::string headline(const ResolvedScenario& r) {
                   s.cluster.device->name->c_str());
 }
 
+std::string timeToTrain(const Estimate& e) {
+    const std::string perTrillion =
+        formatText("%s GPU-hours per trillion tokens", withThousands(std::llround(e.gpuHoursPerTrillionTokens)).c_str());
+    if (!e.trainDays) return "Time to train: " + perTrillion + " (no token budget: state exec.train_tokens for the days)";
+    return formatText("Time to train: %s tokens in %s steps, %s on %lld devices · %s", shortCount(*e.trainTokens).c_str(),
+                      withThousands(*e.trainSteps).c_str(), formatDays(*e.trainDays).c_str(), (long long)e.devices,
+                      perTrillion.c_str());
+}
+
 std::vector<std::string> keyFigures(const Estimate& e) {
     std::vector<std::string> out;
     const bool mirrored = !e.stages.empty() && e.stages.front().hasMirror;  // dualpipe: a row is a device of two stages
@@ -62,6 +71,7 @@ std::vector<std::string> keyFigures(const Estimate& e) {
     if (b.communicationHiddenBySchedule > 0)
         out.push_back(formatText("The schedule's F&B pairs hide %s more communication on the busiest device",
                              formatSeconds(b.communicationHiddenBySchedule).c_str()));
+    out.push_back(timeToTrain(e));
     out.push_back(formatText("Parameters: %s in all, at most %s on one device", withThousands(e.totalParameters).c_str(),
                          withThousands(std::llround(e.perDeviceMaxParameters)).c_str()));
     return out;
@@ -160,6 +170,11 @@ std::string estimateJson(const ResolvedScenario& r, const Estimate& e, const Fit
     out["mfu"] = e.mfu;
     out["tokens_per_second"] = e.tokensPerSecond;
     out["model_flops_per_step"] = e.modelFlopsPerStep;
+    out["gpu_hours_per_trillion_tokens"] = e.gpuHoursPerTrillionTokens;
+    // Absent is not zero: without exec.train_tokens there is no run length to price.
+    out["train_tokens"] = e.trainTokens ? json(*e.trainTokens) : json(nullptr);
+    out["train_steps"] = e.trainSteps ? json(*e.trainSteps) : json(nullptr);
+    out["train_days"] = e.trainDays ? json(*e.trainDays) : json(nullptr);
     json unpriced = json::array();
     for (const NotPriced& n : notPriced(r.scenario)) unpriced.push_back({{"key", n.key}, {"value", n.value}, {"why", n.why}});
     out["not_priced"] = unpriced;

@@ -24,5 +24,8 @@ std::string strategyLine(const ResolvedScenario& r);
 // The key figures, one sentence a line: peak and fit, step and throughput, where the
 // step goes, the parameters.
 std::vector<std::string> keyFigures(const Estimate& e);
+// "Time to train: 15T tokens in 3,576,279 steps, 41.7 days on 1,024 devices · 1,234
+// GPU-hours per trillion tokens", or the GPU-hours alone without a token budget.
+std::string timeToTrain(const Estimate& e);
 
 }  // namespace tessera::core

@@ -81,6 +81,7 @@ struct ExecSpec {
     std::optional<std::string> fp8_recipe;
     std::optional<bool> fp8_attention;
     std::optional<std::int64_t> seq_length;
+    std::optional<std::int64_t> train_tokens;
     std::optional<std::int64_t> visual_seq_len;
     std::optional<Bytes> device_memory, memory_reserve;
     std::optional<StageCounts> activation_offload;
@@ -192,6 +193,10 @@ void visit(Spec& e, V& v) {
             "stays in BF16 beside the FP8 linear layers, as do norms, router, embedding and output layer"},
            e.fp8_attention);
     v.integer({"seq_length", "Training sequence length", "tokens"}, e.seq_length, count);
+    v.integer({"train_tokens", "Tokens the whole run trains on (its token budget, e.g. 15000000000000 for 15T): "
+               "the days to train on this cluster at the priced step time, and the optimizer steps the trainer "
+               "is told (Megatron-LM --train-iters, torchtitan training.steps); no byte or second of a step "
+               "depends on it", "tokens"}, e.train_tokens, count);
     v.integer({"visual_seq_len", "Image tokens per sample the vision tower hands the language model, after its merger "
                "(the seed's context.visual_seq_len); the tower runs on vision_spatial_merge_size² patches per token. "
                "Required with a vision tower", "tokens"}, e.visual_seq_len, count);

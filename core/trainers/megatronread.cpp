@@ -160,6 +160,17 @@ void readStrategy(Args& a, Builder& b, std::optional<std::int64_t> devices) {
     count("micro_batch_size", "micro-batch-size");
     count("global_batch_size", "global-batch-size");
     count("seq_length", "seq-length");
+    // The run's length as a token budget: iterations of a global batch, or samples, of
+    // seq-length tokens each (megatron/training/arguments.py: --train-iters or --train-samples).
+    {
+        const Value* gbs = b.get("exec.global_batch_size");
+        const Value* seq = b.get("exec.seq_length");
+        // Read only where it becomes a budget; otherwise it stays listed as not priced.
+        if (const auto iters = seq && gbs ? a.integer("train-iters") : std::nullopt)
+            b.set("exec.train_tokens", Value::integer(*iters * gbs->asInt() * seq->asInt(), a.mark("train-iters")));
+        else if (const auto samples = seq ? a.integer("train-samples") : std::nullopt)
+            b.set("exec.train_tokens", Value::integer(*samples * seq->asInt(), a.mark("train-samples")));
+    }
 
     // Sharding: the distributed optimizer (ZeRO-1 over dp·cp), or an FSDP.
     const bool distributed = a.flag("use-distributed-optimizer").value_or(false);

@@ -12,6 +12,9 @@ namespace tessera::core::trainers {
 
 namespace {
 
+std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+
 class ArgWriter {
 public:
     void add(const std::string& flag, const std::string& value = {}) { m_lines.push_back(value.empty() ? flag : flag + " " + value); }
@@ -140,7 +143,9 @@ Exported writeMegatron(const ResolvedScenario& r) {
     w.add("--micro-batch-size", *e.micro_batch_size);
     w.add("--global-batch-size", *e.global_batch_size);
     w.add("--seq-length", *e.seq_length);
-    done.insert({"micro_batch_size", "global_batch_size", "seq_length"});
+    // The token budget as whole iterations of the global batch (the last may run past it).
+    if (e.train_tokens) w.add("--train-iters", ceilDiv(*e.train_tokens, *e.global_batch_size * *e.seq_length));
+    done.insert({"micro_batch_size", "global_batch_size", "seq_length", "train_tokens"});
     // Sharding.
     const std::int64_t domain = *e.dp * (*e.shard_spans_cp ? cp : 1);
     if (*e.optimizer_parallel) {

@@ -245,6 +245,11 @@ void readStrategy(Titan& t, Builder& b, const ImportCluster& cluster) {
     }
     if (const auto s = t.integer(T, "seq_len", 1)) b.set("exec.seq_length", Value::integer(*s, t.mark(T, "seq_len")));
     else b.assume("exec.seq_length", Value::integer(2048), "torchtitan's default seq_len");
+    // training.steps of the stated global batch: the run's token budget. Without a stated
+    // global batch it stays listed as not priced.
+    if (const Value *gbs = b.get("exec.global_batch_size"), *seq = b.get("exec.seq_length"); gbs && seq && t.at(T, "steps"))
+        if (const auto steps = t.integer(T, "steps", 1))
+            b.set("exec.train_tokens", Value::integer(*steps * gbs->asInt() * seq->asInt(), t.mark(T, "steps")));
     if (const Value* norm = t.at(T, "max_norm"); norm && (norm->kind() == Value::Kind::Int || norm->kind() == Value::Kind::Float))
         b.set("exec.grad_clip", Value::boolean(norm->asDouble() > 0, norm->mark()));
     const std::string dtype = t.text(T, "dtype").value_or("float32");

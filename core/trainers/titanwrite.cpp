@@ -46,7 +46,12 @@ Exported writeTorchtitan(const ResolvedScenario& r) {
     const std::int64_t local = pp > 1 ? mbs * mbn : mbs;
     training << "[training]\nlocal_batch_size = " << local << "\nglobal_batch_size = " << *e.global_batch_size
              << "\nseq_len = " << *e.seq_length << "\nmax_norm = " << (*e.grad_clip ? "1.0" : "0.0") << "\n";
-    done.insert({"micro_batch_size", "micro_batch_num", "global_batch_size", "seq_length", "grad_clip"});
+    // The token budget as whole steps of the global batch (torchtitan's training.steps; the last may run past it).
+    if (e.train_tokens) {
+        const std::int64_t stepTokens = *e.global_batch_size * *e.seq_length;
+        training << "steps = " << (*e.train_tokens + stepTokens - 1) / stepTokens << "\n";
+    }
+    done.insert({"micro_batch_size", "micro_batch_num", "global_batch_size", "seq_length", "grad_clip", "train_tokens"});
     const bool pureBf16 = *e.param_bytes == 2 && *e.grad_bytes == 2 && *e.optimizer_state_bytes == 2 && *e.main_param_bytes == 0;
     if (pureBf16) training << "dtype = \"bfloat16\"\n";
     else if (!(*e.param_bytes == 2 && *e.grad_bytes == 4 && *e.optimizer_state_bytes == 4 && *e.main_param_bytes == 4))

@@ -95,6 +95,27 @@ std::string withThousands(std::int64_t value) {
     return value < 0 ? "-" + out : out;
 }
 
+std::string shortCount(std::int64_t value) {
+    static const struct { double scale; const char* suffix; } kScales[] = {{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "K"}};
+    for (const auto& s : kScales) {
+        if (double(value) < s.scale) continue;
+        const double x = double(value) / s.scale;
+        std::string text = formatText(x >= 100 ? "%.0f" : x >= 10 ? "%.1f" : "%.2f", x);
+        if (text.find('.') != std::string::npos) {
+            while (text.back() == '0') text.pop_back();
+            if (text.back() == '.') text.pop_back();
+        }
+        return text + s.suffix;
+    }
+    return std::to_string(value);
+}
+
+std::string formatDays(double days) {
+    if (!std::isfinite(days)) return "n/a";
+    if (days < 1) return formatText("%.1f hours", days * 24);
+    return formatText(days >= 100 ? "%.0f days" : "%.1f days", days);
+}
+
 std::string numberText(double value) {
     char buffer[64];
     auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);

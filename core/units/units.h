@@ -44,6 +44,13 @@ std::string formatSeconds(double seconds);
 // Thousands separators: 68,976,648,192.
 std::string withThousands(std::int64_t value);
 
+// A count in short scale to three significant figures, for token budgets: "15T",
+// "1.5T", "300B", "2.05M", "950" (T = 10^12, B = 10^9, M = 10^6, K = 10^3).
+std::string shortCount(std::int64_t value);
+
+// A duration a run takes, in days: "41.7 days", "2.3 days", "5.2 hours" below a day.
+std::string formatDays(double days);
+
 // Shortest text that reads back to the same double ("0.1", "989.4", "1e+21").
 std::string numberText(double value);
 

@@ -16,11 +16,13 @@ struct Run {
     QString out, err;
 };
 
-Run tessera(const QStringList& args, const QString& workDir = {}) {
+Run tessera(const QStringList& args, const QString& workDir = {}, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment(),
+           int timeoutMs = 60000) {
     QProcess p;
     if (!workDir.isEmpty()) p.setWorkingDirectory(workDir);
+    p.setProcessEnvironment(env);
     p.start(QStringLiteral(TESSERA_BINARY), args);
-    p.waitForFinished(60000);
+    if (!p.waitForFinished(timeoutMs)) p.kill(), p.waitForFinished();
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
             QString::fromUtf8(p.readAllStandardError())};
 }
@@ -42,6 +44,91 @@ private slots:
         QCOMPARE(tessera({"show"}).code, 64);
         QCOMPARE(tessera({"show", "a", "b"}).code, 64);
         QCOMPARE(tessera({"import-hf", "x.json", "-o"}).code, 64);
+    }
+
+    // A mistyped command is a usage error with the nearest command, never the window:
+    // with an off-screen platform the window would open and the run time out.
+    void mistypedCommandNamesTheNearest() {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("QT_QPA_PLATFORM", "offscreen");
+        Run r = tessera({"estimat", "run.yaml"}, {}, env, 15000);
+        QCOMPARE(r.code, 64);
+        QVERIFY2(r.err.contains("unknown command 'estimat' (did you mean estimate?)"), qPrintable(r.err));
+        QVERIFY(r.out.isEmpty());
+        r = tessera({"serach", "llama3-70b-h100x64"}, {}, env, 15000);
+        QCOMPARE(r.code, 64);
+        QVERIFY2(r.err.contains("did you mean search?"), qPrintable(r.err));
+        r = tessera({"llama3-70b-h100x46"}, {}, env, 15000);  // a scenario preset's name, mistyped
+        QCOMPARE(r.code, 64);
+        QVERIFY2(r.err.contains("did you mean the scenario preset llama3-70b-h100x64?"), qPrintable(r.err));
+        r = tessera({"frobnicate"}, {}, env, 15000);
+        QCOMPARE(r.code, 64);
+        QVERIFY2(r.err.contains("not a command, a file or a scenario preset"), qPrintable(r.err));
+    }
+
+    // Without a display the window says so and exits 1 (Qt's xcb plugin would abort);
+    // a report draws off screen on its own.
+    void withoutADisplay() {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        for (const char* name : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"}) env.remove(name);
+        Run r = tessera({}, {}, env, 15000);
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("no display"), qPrintable(r.err));
+        QCOMPARE(tessera({"llama3-8b-a100x8"}, {}, env, 15000).code, 1);
+        QTemporaryDir dir;
+        r = tessera({"report", "llama3-8b-a100x8", "-o", dir.filePath("r.pdf")}, {}, env);
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(QFileInfo(dir.filePath("r.pdf")).size() > 10000);
+    }
+
+    // Two proposals side by side: every field that differs, with where it came from,
+    // and every figure that moves; --set changes B only.
+    void diffTwoScenarios() {
+        Run r = tessera({"diff", "llama3-70b-h100x64", "llama3-70b-h100x64", "--set", "exec.tp=4", "--set", "exec.dp=4", "--set", "exec.micro_batch_num=32"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QRegularExpression(R"(exec\.tp\s+8\s+4\s+stated / stated)")), qPrintable(r.out));
+        for (const char* s : {"exec.dp", "step time", "tokens/s", "MFU", "days to train", "stage 0 parameters", "memory per device, by stage"})
+            QVERIFY2(r.out.contains(s), s);
+        r = tessera({"diff", "--json", "llama3-70b-h100x64", "llama3-70b-h100x64", "--set", "exec.tp=4", "--set", "exec.dp=4", "--set", "exec.micro_batch_num=32"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QJsonObject tp;
+        for (const QJsonValue f : o["fields"].toArray())
+            if (f["path"] == "exec.tp") tp = f.toObject();
+        QCOMPARE(tp["a"].toString(), QString("8"));
+        QCOMPARE(tp["b"].toString(), QString("4"));
+        QJsonObject step;
+        for (const QJsonValue f : o["figures"].toArray())
+            if (f["figure"] == "step time") step = f.toObject();
+        QVERIFY(step["a"].toDouble() > 0 && step["b"].toDouble() > 0);
+        QCOMPARE(step["change"].toDouble(), step["b"].toDouble() - step["a"].toDouble());
+        // Each side's figure is the one `estimate` prints for it.
+        const Run b = tessera({"estimate", "--json", "llama3-70b-h100x64", "--set", "exec.tp=4", "--set", "exec.dp=4", "--set", "exec.micro_batch_num=32"});
+        QCOMPARE(step["b"].toDouble(), QJsonDocument::fromJson(b.out.toUtf8()).object()["step_time_s"].toDouble());
+        r = tessera({"diff", "llama3-70b-h100x64", "llama3-70b-h100x64"});
+        QVERIFY(r.out.contains("No field differs") && r.out.contains("No figure moves"));
+        QCOMPARE(tessera({"diff", "llama3-70b-h100x64"}).code, 64);
+        QCOMPARE(tessera({"diff", "llama3-70b-h100x64", kData + "/cli/three-mistakes.yaml"}).code, 2);
+    }
+
+    // A token budget prices the run's length: steps of the global batch, days at the
+    // priced step time, and GPU-hours per trillion tokens.
+    void timeToTrain() {
+        const Run r = tessera({"estimate", "--json", "llama3-70b-h100x64"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(o["train_tokens"].toDouble(), 15e12);
+        QCOMPARE(o["train_steps"].toDouble(), 14305115.0);  // ceil(15e12 / (128 · 8192))
+        const double step = o["step_time_s"].toDouble(), tps = o["tokens_per_second"].toDouble();
+        QVERIFY(qAbs(o["train_days"].toDouble() - 14305115.0 * step / 86400) < 1e-6);
+        QVERIFY(qAbs(o["gpu_hours_per_trillion_tokens"].toDouble() - 64e12 / tps / 3600) < 1e-6);
+        const Run text = tessera({"estimate", "llama3-70b-h100x64"});
+        QVERIFY2(text.out.contains(QRegularExpression(R"(Time to train: 15T tokens in 14,305,115 steps, [\d.]+ days on 64 devices)")),
+                 qPrintable(text.out));
+        // Without a budget: no days, and it says what to state.
+        const Run none = tessera({"estimate", "--json", "gpt3-175b-a100x1024"});
+        QVERIFY(QJsonDocument::fromJson(none.out.toUtf8()).object()["train_days"].isNull());
+        QVERIFY(tessera({"estimate", "gpt3-175b-a100x1024"}).out.contains("state exec.train_tokens"));
     }
 
     void validateGoodFiles() {
@@ -176,7 +263,7 @@ private slots:
 
     void estimateOverrides() {
         const Run base = tessera({"estimate", "llama3-70b-h100x64", "--json"});
-        const Run tp4 = tessera({"estimate", "llama3-70b-h100x64", "--set", "exec.tp=4", "--set", "exec.dp=4",
+        const Run tp4 = tessera({"estimate", "llama3-70b-h100x64", "--set", "exec.tp=4", "--set", "exec.dp=4", "--set", "exec.micro_batch_num=32",
                                  "--set=exec.optimizer_shard=4", "--set", "exec.micro_batch_num=32", "--json"});
         QVERIFY2(tp4.code == 0, qPrintable(tp4.err));
         const double baseParams = QJsonDocument::fromJson(base.out.toUtf8())["parameters"]["per_device_max"].toDouble();

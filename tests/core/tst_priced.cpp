@@ -33,7 +33,7 @@ const char* kVision = "model: {preset: llama3-8b, vision_hidden_size: 1280, visi
                       "cluster: {device: h100-sxm, devices: 16}\n"
                       "exec: {tp: 2, pp: 2, seq_length: 4096, global_batch_size: 64, visual_seq_len: 256}\n";
 
-enum class Moves { Memory, Time, Budget, Verdict };
+enum class Moves { Memory, Time, Budget, Verdict, Days };
 
 struct Outcome {
     std::string refused;
@@ -191,6 +191,8 @@ const std::vector<Row>& rows() {
         {"fp8_attention", kDense, {"exec.compute_dtype=fp8"}, {"exec.compute_dtype=fp8", "exec.fp8_attention=true"},
          Moves::Time, "the attention core at the FP8 peak"},
         {"seq_length", kDense, {}, {"exec.seq_length=8192"}, Moves::Memory, "tokens per sequence"},
+        {"train_tokens", kDense, {"exec.train_tokens=1000000000000"}, {"exec.train_tokens=15000000000000"}, Moves::Days,
+         "the run's steps at the priced step time; no byte or second of a step"},
         {"visual_seq_len", kVision, {}, {"exec.visual_seq_len=1024"}, Moves::Memory, "the vision tower's patches on the first stage"},
         {"device_memory", kDense, {}, {"exec.device_memory=40 GiB"}, Moves::Budget, "the budget"},
         {"memory_reserve", kDense, {}, {"exec.memory_reserve=0"}, Moves::Memory, "the seed's 1 GiB safety buffer"},
@@ -257,6 +259,11 @@ private slots:
         case Moves::Memory: QVERIFY2(!sameMemory(a.estimate, b.estimate), r.why); break;
         case Moves::Time: QVERIFY2(a.estimate.stepSeconds != b.estimate.stepSeconds, r.why); break;
         case Moves::Budget: QVERIFY2(a.estimate.deviceMemory != b.estimate.deviceMemory, r.why); break;
+        case Moves::Days:
+            QVERIFY2(a.estimate.trainDays && b.estimate.trainDays && *a.estimate.trainDays != *b.estimate.trainDays, r.why);
+            QCOMPARE(a.estimate.stepSeconds, b.estimate.stepSeconds);
+            QVERIFY(sameMemory(a.estimate, b.estimate));
+            break;
         case Moves::Verdict: break;
         }
     }

@@ -127,6 +127,10 @@ private slots:
         QCOMPARE(b.pp_schedule, a.pp_schedule);
         QCOMPARE(b.seq_length, a.seq_length);
         QCOMPARE(b.compute_dtype, a.compute_dtype);
+        if (a.train_tokens && target != "train-yaml") {  // the budget as whole steps: --train-iters, training.steps
+            const std::int64_t step = *a.global_batch_size * *a.seq_length;
+            QCOMPARE(b.train_tokens, std::optional<std::int64_t>((*a.train_tokens + step - 1) / step * step));
+        }
         QVERIFY(checkpointPlan(back.resolved) == checkpointPlan(r));
         QCOMPARE(back.resolved.partition.layers, r.partition.layers);
         QCOMPARE(countParameters(back.resolved.scenario.model).total(), countParameters(r.scenario.model).total());

@@ -14,13 +14,16 @@
 #include <QStatusBar>
 #include <QTableView>
 #include <QToolTip>
+#include <QUndoStack>
 #include <QtTest>
 #include <memory>
 
 #include "charts/memorychart.h"
 #include "io/presets.h"
 #include "mainwindow/mainwindow.h"
+#include "views/comparedialog.h"
 #include "views/timelinewidget.h"
+#include "units/units.h"
 #include "models/candidatesmodel.h"
 #include "io/scenarioio.h"
 #include "model/evaluation.h"
@@ -132,6 +135,45 @@ private slots:
         QCOMPARE(timeline->zoom(), 4.0);  // an edit keeps where the reader is
         w.session().load(QStringLiteral("llama3-8b-a100x8"));
         QCOMPARE(timeline->zoom(), 1.0);
+    }
+
+    // The token budget's days and GPU-hours per trillion tokens beside step and tokens/s.
+    void timeToTrainInTheStatusBar() {
+        MainWindow w({}, nullptr, false);
+        w.session().load(QStringLiteral("llama3-70b-h100x64"));
+        const core::Estimate& e = w.session().evaluation()->estimate;
+        QVERIFY(e.trainDays);
+        const QString figures = w.statusBar()->findChildren<QLabel*>().last()->text();
+        QVERIFY2(figures.contains(QStringLiteral(" GPU-h / T tokens")), qPrintable(figures));
+        QVERIFY2(figures.contains(QString::fromStdString(core::formatDays(*e.trainDays)) + QStringLiteral(" for 15T tokens")),
+                 qPrintable(figures));
+    }
+
+    // File ▸ Compare with…: the diff follows the edits, and says so when it cannot.
+    void compareWithFollowsTheEdits() {
+        MainWindow w({}, nullptr, false);
+        w.setNeverAsk(true);
+        w.session().load(QStringLiteral("llama3-70b-h100x64"));
+        auto* dialog = w.compareWith(QStringLiteral("llama3-70b-h100x64"));
+        QVERIFY(dialog->otherResolved());
+        QVERIFY2(dialog->text().contains(QStringLiteral("No field differs")), qPrintable(dialog->text()));
+        core::Value doc = w.session().document();
+        core::setAt(doc, "exec.recompute", core::parseDocument("[{first: 0, option: full}]", "t", core::Format::Yaml));
+        w.session().setScenario(doc, tessera::ui::Change::Edit, QStringLiteral("full recompute"));
+        w.session().evaluateNow();
+        QVERIFY2(dialog->text().contains(QStringLiteral("exec.recompute")) && dialog->text().contains(QStringLiteral("step: recompute")),
+                 qPrintable(dialog->text()));
+        core::setAt(doc, "exec.tp", core::Value::integer(3));
+        w.session().setScenario(doc, tessera::ui::Change::Edit, QStringLiteral("tp 3"));
+        w.session().evaluateNow();
+        QVERIFY(dialog->text().isEmpty());  // never the comparison of a scenario no longer on screen
+        QVERIFY(dialog->findChild<QLabel*>()->text().contains(QStringLiteral("Not compared")));
+        w.session().undoStack()->undo();
+        w.session().evaluateNow();
+        QVERIFY(dialog->text().contains(QStringLiteral("exec.recompute")));
+        auto* broken = w.compareWith(QStringLiteral("/nonexistent/b.yaml"));
+        QVERIFY(!broken->otherResolved());
+        QVERIFY2(broken->text().contains(QStringLiteral("could not be read")), qPrintable(broken->text()));
     }
 
     void aStageOverTheLimitIsOutlinedAndNamed() {

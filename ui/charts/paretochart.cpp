@@ -2,6 +2,7 @@
 
 #include <QChart>
 #include <QCursor>
+#include <QGraphicsSimpleTextItem>
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QToolTip>
@@ -64,6 +65,7 @@ QChart* buildParetoChart(const core::SearchResult& result, core::Bytes memoryLim
 
     auto* front = new QLineSeries(chart);
     front->setName(QObject::tr("Pareto front"));
+    front->setObjectName(QStringLiteral("pareto-front"));
     QPen frontPen(colours::kActivations);
     frontPen.setWidth(3);
     front->setPen(frontPen);
@@ -135,6 +137,27 @@ QChart* buildParetoChart(const core::SearchResult& result, core::Bytes memoryLim
     QObject::connect(dots, &QScatterSeries::clicked, chart, clicked);
     QObject::connect(front, &QLineSeries::clicked, chart, clicked);
     return chart;
+}
+
+void numberFrontPoints(QChart* chart, const core::SearchResult& result) {
+    QAbstractSeries* front = nullptr;
+    for (QAbstractSeries* s : chart->series())
+        if (s->objectName() == QStringLiteral("pareto-front")) front = s;
+    if (!front) return;
+    QFont font = chart->font();
+    font.setBold(true);
+    QRectF last;  // a label that would cover the previous one moves up a line
+    for (std::size_t i = 0; i < result.pareto.size(); ++i) {
+        const core::Candidate& c = result.pareto[i];
+        const QPointF at = chart->mapToPosition(QPointF(gib(c.peakMemory), c.stepSeconds), front);
+        auto* label = new QGraphicsSimpleTextItem(QString::number(i + 1), chart);
+        label->setFont(font);
+        label->setBrush(colours::ink());
+        QRectF box = label->boundingRect().translated(at + QPointF(6, -label->boundingRect().height() - 2));
+        if (box.intersects(last)) box.moveBottom(last.top());
+        label->setPos(box.topLeft());
+        last = box;
+    }
 }
 
 }  // namespace tessera::ui

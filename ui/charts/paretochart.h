@@ -24,4 +24,8 @@ struct CurrentPoint {
 QChart* buildParetoChart(const core::SearchResult& result, core::Bytes memoryLimit, std::optional<CurrentPoint> current,
                          std::function<void(const core::Candidate&)> pick, std::optional<CurrentPoint> baseline = std::nullopt);
 
+// For print: numbers the front's points 1, 2, ... (fastest first: the front's order)
+// beside each point, once the chart is laid out; the page lists what each number is.
+void numberFrontPoints(QChart* chart, const core::SearchResult& result);
+
 }  // namespace tessera::ui

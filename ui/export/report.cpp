@@ -1,9 +1,11 @@
 #include "export/report.h"
 
+#include <QLocale>
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
 #include <QSaveFile>
+#include <cmath>
 
 #include "charts/memorychart.h"
 #include "charts/paretochart.h"
@@ -216,9 +218,25 @@ void paretoPage(Pages& pages, const Review& r) {
     std::optional<CurrentPoint> base;
     if (r.baseline) base = CurrentPoint{r.baseline->estimate.peakMemory, r.baseline->estimate.stepSeconds};
     const QRectF body = pages.body().adjusted(0, top, 0, 0);
+    // The front's points numbered on the chart, and listed below it by number.
+    const std::vector<core::Candidate>& front = r.search->result.pareto;
+    TextTable table;
+    table.headers = {QObject::tr("#"), QObject::tr("Strategy"), QObject::tr("Peak GiB"), QObject::tr("Step"), QObject::tr("Tok/s")};
+    table.rightAligned = {0, 2, 3, 4};
+    for (std::size_t i = 0; i < front.size(); ++i)
+        table.rows << QStringList{QString::number(i + 1), qs(front[i].label()), gibText(front[i].peakMemory),
+                                  secondsText(front[i].stepSeconds),
+                                  QLocale().toString(qlonglong(std::llround(front[i].tokensPerSecond)))};
+    const double tableHeight = front.empty() ? 0 : pages.line() * 1.2 * double(std::min<std::size_t>(front.size(), 12) + 1.5);
+    const double chartHeight = std::max(body.height() * 0.55, body.height() - tableHeight);
     drawChart(pages.painter(),
               buildParetoChart(r.search->result, r.search->setup.space.memoryLimit, CurrentPoint{e.peakMemory, e.stepSeconds}, {}, base),
-              body, pages.scale());
+              QRectF(body.left(), body.top(), body.width(), chartHeight), pages.scale(),
+              [&](QChart* chart) { numberFrontPoints(chart, r.search->result); });
+    if (!front.empty())
+        drawTable(pages.painter(), table, QRectF(body.left(), body.top() + chartHeight + pages.line() * 0.3, body.width(),
+                                                 body.height() - chartHeight - pages.line() * 0.3),
+                  reviewMonoFont(8));
 }
 
 void strategiesPage(Pages& pages, const Review& r) {

@@ -1,5 +1,6 @@
 #include "export/reviewtables.h"
 
+#include <QGraphicsLayout>
 #include <QAbstractItemModel>
 #include <QChart>
 #include <QFontMetricsF>
@@ -27,11 +28,15 @@ TextTable tableOf(const QAbstractItemModel& model, int rows) {
     return t;
 }
 
-void drawChart(QPainter& painter, QChart* chart, const QRectF& box, double scale) {
+void drawChart(QPainter& painter, QChart* chart, const QRectF& box, double scale, const std::function<void(QChart*)>& laidOut) {
     QGraphicsScene scene;  // owns the chart from here
     scene.addItem(chart);
     const QSizeF logical = box.size() / scale;
     chart->setGeometry(QRectF(QPointF(0, 0), logical));
+    if (laidOut) {
+        if (chart->layout()) chart->layout()->activate();  // the plot area now, not on the next event-loop turn
+        laidOut(chart);
+    }
     scene.setSceneRect(chart->geometry());
     scene.render(&painter, box, scene.sceneRect());
 }

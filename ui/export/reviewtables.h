@@ -2,6 +2,7 @@
 // Drawing for print, from values: a chart built by a ui/charts builder, a widget
 // that paints itself from values (the timeline), and a table of text, each into a box
 // of a page. What lands in the PDF is vector graphics and text, not a screenshot.
+#include <functional>
 #include <QFont>
 #include <QList>
 #include <QRectF>
@@ -24,7 +25,10 @@ struct TextTable {
 TextTable tableOf(const QAbstractItemModel& model, int rows = 1 << 20);
 
 // Each takes `scale` device pixels per logical pixel, so fonts read at their point size.
-void drawChart(QPainter& painter, QChart* chart, const QRectF& box, double scale);  // takes the chart
+// Takes the chart; `laidOut`, when given, runs once the chart has its size (to place
+// labels at data points) and before it is drawn.
+void drawChart(QPainter& painter, QChart* chart, const QRectF& box, double scale,
+               const std::function<void(QChart*)>& laidOut = {});
 void drawWidget(QPainter& painter, QWidget& widget, const QRectF& box, double scale);
 // Returns the height drawn; stops at the box's bottom.
 double drawTable(QPainter& painter, const TextTable& table, const QRectF& box, const QFont& font);

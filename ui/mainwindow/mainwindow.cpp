@@ -27,6 +27,7 @@
 #include "style/palette.h"
 #include "style/reviewmode.h"
 #include "style/text.h"
+#include "views/comparedialog.h"
 #include "views/memoryview.h"
 #include "views/notcurrentcover.h"
 #include "views/pipelineview.h"
@@ -134,6 +135,11 @@ void MainWindow::buildMenus() {
     m_recentMenu = file->addMenu(tr("Open &recent"));
     file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
     file->addAction(tr("Save &as…"), QKeySequence::SaveAs, this, &MainWindow::saveAs);
+    file->addAction(tr("Compare &with…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Compare the scenario with"), m_session.filePath(),
+                                                          tr("Scenarios (*.yaml *.yml);;All files (*)"));
+        if (!path.isEmpty()) compareWith(path);
+    });
     file->addSeparator();
     file->addAction(tr("Export view as &PNG…"), this, &MainWindow::exportViewPng);
     file->addAction(tr("&Copy view"), QKeySequence::Copy, this, &MainWindow::copyView);
@@ -228,6 +234,17 @@ void MainWindow::load(const QString& scenarioPath) {
     if (!m_session.evaluation()) m_tabs->setCurrentWidget(m_scenarioText);  // it says what is wrong
 }
 
+namespace {
+// What a capacity review compares: the days for the token budget when one is stated,
+// and GPU-hours per trillion tokens always.
+QString trainText(const core::Estimate& e) {
+    QString text = QObject::tr(" · %1 GPU-h / T tokens").arg(QLocale().toString(qlonglong(std::llround(e.gpuHoursPerTrillionTokens))));
+    if (e.trainDays)
+        text += QObject::tr(" · %1 for %2 tokens").arg(qs(core::formatDays(*e.trainDays)), qs(core::shortCount(*e.trainTokens)));
+    return text;
+}
+}  // namespace
+
 void MainWindow::showFigures() {
     const std::vector<core::Diagnostic>& problems = m_session.problems();
     if (!problems.empty()) {
@@ -263,7 +280,14 @@ void MainWindow::showFigures() {
                            .arg(e.mfu * 100, 0, 'f', 1)
                            .arg(gibText(e.peakMemory), gibText(e.deviceMemory), e.fits ? QStringLiteral("✓") : tr("over"),
                                 stepDelta, peakDelta, tokensDelta, mfuDelta) +
-                       QStringLiteral(" · ") + qs(core::calibrationStatus(evaluation->resolved.scenario.calibration)));
+                       trainText(e) + QStringLiteral(" · ") + qs(core::calibrationStatus(evaluation->resolved.scenario.calibration)));
+}
+
+CompareDialog* MainWindow::compareWith(const QString& path) {
+    auto* dialog = new CompareDialog(m_session, path, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
+    return dialog;
 }
 
 void MainWindow::startSearch() { m_session.startSearch(); }

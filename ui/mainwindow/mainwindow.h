@@ -19,6 +19,7 @@ class QMenu;
 
 namespace tessera::ui {
 
+class CompareDialog;
 class ScenarioEditor;
 
 class MainWindow : public QMainWindow {
@@ -71,6 +72,9 @@ public:
     void copyView();
     void exportTrainYaml();
     void exportReview();
+    // File ▸ Compare with…: the current scenario beside another file or preset, in a
+    // window that follows the edits (views/comparedialog.h). It closes itself.
+    CompareDialog* compareWith(const QString& path);
     // The file name an export proposes ("<scenario>-<what>"), beside the scenario's file.
     QString proposedPath(const QString& what) const;
 
