@@ -173,8 +173,9 @@ private slots:
         QCOMPARE(mismatch(outcome, {"the document holds more than 200000 values"}), QString());
     }
 
-    // A search axis of 100,000 distinct candidates loads in well under a second;
-    // checked pairwise for repeats it took seconds (fixed in core/io/searchio.cpp).
+    // A search axis of 100,000 distinct candidates is accepted (checked pairwise for
+    // repeats it once took seconds; fixed in core/io/searchio.cpp). The time is reported,
+    // never asserted: a loaded CI machine must not fail a correctness test on the clock.
     // The same list with its first candidate repeated is still refused by name.
     void hugeSearchList() {
         QElapsedTimer timer;
@@ -183,7 +184,7 @@ private slots:
         const fuzz::Outcome outcome = run("scenario", searchWithCandidates(100000, false), false, &escaped);
         QVERIFY2(escaped.isEmpty(), qPrintable(escaped));
         QCOMPARE(mismatch(outcome, {"accepted"}), QString());
-        QVERIFY2(timer.elapsed() < 5000, qPrintable(QString("took %1 ms").arg(timer.elapsed())));
+        qInfo("100,000 distinct search candidates parsed and checked in %lld ms", timer.elapsed());
         const fuzz::Outcome repeated = run("scenario", searchWithCandidates(100000, true), false, &escaped);
         QCOMPARE(mismatch(repeated, {"search.space.tp: candidate 1 is listed twice"}), QString());
     }
