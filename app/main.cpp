@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QIcon>
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -11,6 +12,28 @@
 #include "cli.h"
 #include "screenshot.h"
 #include "mainwindow/mainwindow.h"
+
+namespace {
+
+// While QApplication starts: a display that is named but cannot be reached (DISPLAY=:99
+// with no server) makes Qt's platform plugin fail with a fatal message and abort. Say so
+// in Tessera's words and exit 1 instead; the plugin's own warning goes first, as the detail.
+QtMessageHandler qtDefaultHandler = nullptr;
+void startupMessages(QtMsgType type, const QMessageLogContext& context, const QString& message) {
+    if (type != QtFatalMsg) {
+        if (qtDefaultHandler) qtDefaultHandler(type, context, message);
+        return;
+    }
+    const QByteArray display = qgetenv("DISPLAY"), wayland = qgetenv("WAYLAND_DISPLAY");
+    std::cerr << "tessera: cannot open the window: no usable display";
+    if (!display.isEmpty()) std::cerr << " (DISPLAY=" << display.constData() << ")";
+    if (!wayland.isEmpty()) std::cerr << " (WAYLAND_DISPLAY=" << wayland.constData() << ")";
+    std::cerr << ".\nThe commands run without one (`tessera --help`); `tessera report FILE -o OUT.pdf` and\n"
+                 "`tessera --screenshot OUT.png FILE` draw off screen with QT_QPA_PLATFORM=offscreen.\n";
+    std::_Exit(tessera::app::kExitFailure);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
     const std::vector<std::string> args(argv + 1, argv + argc);
@@ -36,7 +59,9 @@ int main(int argc, char** argv) {
         }
     }
 
+    qtDefaultHandler = qInstallMessageHandler(startupMessages);
     QApplication app(argc, argv);
+    qInstallMessageHandler(qtDefaultHandler);
     QApplication::setApplicationName(QStringLiteral("Tessera"));
     QApplication::setOrganizationName(QStringLiteral("Tessera"));
     QApplication::setOrganizationDomain(QStringLiteral("tessera.github.io"));

@@ -75,6 +75,12 @@ private slots:
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("no display"), qPrintable(r.err));
         QCOMPARE(tessera({"llama3-8b-a100x8"}, {}, env, 15000).code, 1);
+        // A display that is named but has no server behind it: said, exit 1, no abort.
+        QProcessEnvironment unreachable = env;
+        unreachable.insert("DISPLAY", ":237");
+        r = tessera({"llama3-8b-a100x8"}, {}, unreachable, 15000);
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("no usable display (DISPLAY=:237)"), qPrintable(r.err));
         QTemporaryDir dir;
         r = tessera({"report", "llama3-8b-a100x8", "-o", dir.filePath("r.pdf")}, {}, env);
         QVERIFY2(r.code == 0, qPrintable(r.err));
