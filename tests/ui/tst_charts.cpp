@@ -3,17 +3,22 @@
 // seconds (Qt's own nice numbers once left a third of the chart empty).
 #include <QApplication>
 #include <QChart>
+#include <QChartView>
+#include <QGraphicsSimpleTextItem>
+#include <QLineSeries>
 #include <QValueAxis>
 #include <QtTest>
 #include <cmath>
 #include <memory>
 
 #include "charts/niceaxis.h"
+#include "charts/paretochart.h"
 #include "charts/stepchart.h"
 #include "io/presets.h"
 #include "io/scenarioio.h"
 #include "model/estimate.h"
 #include "resolve/resolve.h"
+#include "search/search.h"
 
 using namespace tessera;
 
@@ -46,6 +51,47 @@ private slots:
                  qPrintable(QString("step %1 s, axis to %2 s").arg(e.stepSeconds).arg(time->max())));
         const double ticks = time->max() / tick;
         QVERIFY2(ticks >= 4 - 1e-9 && ticks <= 8 + 1e-9, qPrintable(QString("%1 ticks").arg(ticks)));
+    }
+
+    // The review page's numbered front: every point has its number, no two numbers
+    // overlap, none covers a front point, and all stay inside the plot - also where
+    // the front crowds into a knee (the 70B preset's first four points sit within 4 GiB).
+    void frontNumbersDoNotCollide_data() {
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("page") << QSize(820, 420);
+        QTest::newRow("small") << QSize(560, 300);
+        QTest::newRow("wide") << QSize(1400, 500);
+    }
+    void frontNumbersDoNotCollide() {
+        QFETCH(QSize, size);
+        const core::Scenario scenario = core::presetScenario("llama3-70b-h100x64");
+        const core::SearchSetup setup = core::searchSetup(scenario);
+        const core::SearchResult result = core::runSearch(setup);
+        QVERIFY(result.pareto.size() >= 4);
+        const core::Estimate e = core::estimate(core::resolve(scenario));
+        QChart* chart = ui::buildParetoChart(result, setup.space.memoryLimit, ui::CurrentPoint{e.peakMemory, e.stepSeconds}, {});
+        QChartView view(chart);  // takes the chart
+        view.resize(size);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QCoreApplication::processEvents();
+        ui::numberFrontPoints(chart, result);
+        std::vector<QRectF> numbers;
+        for (QGraphicsItem* item : chart->childItems())
+            if (auto* text = dynamic_cast<QGraphicsSimpleTextItem*>(item); text && text->text().toInt() > 0)
+                numbers.push_back(text->mapRectToParent(text->boundingRect()));
+        QCOMPARE(numbers.size(), result.pareto.size());
+        QLineSeries* front = nullptr;
+        for (QAbstractSeries* s : chart->series())
+            if (s->objectName() == "pareto-front") front = qobject_cast<QLineSeries*>(s);
+        QVERIFY(front);
+        for (std::size_t i = 0; i < numbers.size(); ++i) {
+            QVERIFY2(chart->plotArea().contains(numbers[i]), qPrintable(QString("number %1 leaves the plot").arg(i + 1)));
+            for (std::size_t j = i + 1; j < numbers.size(); ++j)
+                QVERIFY2(!numbers[i].intersects(numbers[j]), qPrintable(QString("numbers %1 and %2 overlap").arg(i + 1).arg(j + 1)));
+            for (const QPointF& p : front->points())
+                QVERIFY2(!numbers[i].contains(chart->mapToPosition(p, front)), qPrintable(QString("number %1 covers a front point").arg(i + 1)));
+        }
     }
 };
 

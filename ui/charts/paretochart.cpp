@@ -2,6 +2,7 @@
 
 #include <QChart>
 #include <QCursor>
+#include <QGraphicsLineItem>
 #include <QGraphicsSimpleTextItem>
 #include <QLineSeries>
 #include <QScatterSeries>
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <vector>
 
 #include "style/palette.h"
 #include "style/text.h"
@@ -146,17 +148,55 @@ void numberFrontPoints(QChart* chart, const core::SearchResult& result) {
     if (!front) return;
     QFont font = chart->font();
     font.setBold(true);
-    QRectF last;  // a label that would cover the previous one moves up a line
+    // What a number must not cover: every front point and the marks of the current
+    // strategy and the baseline (a box a marker wide around each), and the numbers
+    // already placed. Each number takes the first free place of a ring of eight around
+    // its point, nearest first; crowded points (a knee of the front) get a farther ring
+    // and a thin leader line to their point.
+    std::vector<QRectF> taken;
+    const double marker = 12;
+    auto around = [&](QPointF p) { return QRectF(p - QPointF(marker / 2, marker / 2), QSizeF(marker, marker)); };
+    for (QAbstractSeries* s : chart->series()) {
+        auto* xy = qobject_cast<QXYSeries*>(s);
+        if (!xy || (s != front && s->name() != QObject::tr("current strategy") && s->name() != QObject::tr("pinned baseline")))
+            continue;
+        for (const QPointF& p : xy->points()) taken.push_back(around(chart->mapToPosition(p, s)));
+    }
+    const QRectF plot = chart->plotArea();
     for (std::size_t i = 0; i < result.pareto.size(); ++i) {
         const core::Candidate& c = result.pareto[i];
         const QPointF at = chart->mapToPosition(QPointF(gib(c.peakMemory), c.stepSeconds), front);
         auto* label = new QGraphicsSimpleTextItem(QString::number(i + 1), chart);
         label->setFont(font);
         label->setBrush(colours::ink());
-        QRectF box = label->boundingRect().translated(at + QPointF(6, -label->boundingRect().height() - 2));
-        if (box.intersects(last)) box.moveBottom(last.top());
-        label->setPos(box.topLeft());
-        last = box;
+        const QSizeF size = label->boundingRect().size();
+        QRectF chosen;
+        bool found = false, far = false;
+        for (const double reach : {4.0, 14.0, 26.0}) {
+            // Up-right first (where the front's numbers read naturally), then around.
+            const QPointF offsets[] = {{reach, -reach - size.height()}, {reach, reach},
+                                       {-reach - size.width(), -reach - size.height()}, {-reach - size.width(), reach},
+                                       {reach + 2, -size.height() / 2}, {-reach - 2 - size.width(), -size.height() / 2},
+                                       {-size.width() / 2, -reach - 2 - size.height()}, {-size.width() / 2, reach + 2}};
+            for (const QPointF& o : offsets) {
+                const QRectF box(at + o, size);
+                if (!plot.contains(box)) continue;
+                if (std::any_of(taken.begin(), taken.end(), [&](const QRectF& t) { return t.intersects(box); })) continue;
+                chosen = box, found = true, far = reach > 4;
+                break;
+            }
+            if (found) break;
+        }
+        if (!found) chosen = QRectF(at + QPointF(4, -4 - size.height()), size);  // nowhere free: the usual place
+        label->setPos(chosen.topLeft());
+        taken.push_back(chosen);
+        if (far) {  // a leader from the number's nearest corner to its point
+            const QPointF corner(std::clamp(at.x(), chosen.left(), chosen.right()), std::clamp(at.y(), chosen.top(), chosen.bottom()));
+            auto* leader = new QGraphicsLineItem(QLineF(corner, at), chart);
+            QPen pen(colours::ink());
+            pen.setWidthF(0.6);
+            leader->setPen(pen);
+        }
     }
 }
 
