@@ -317,7 +317,8 @@ std::string usage() {
 )" + importTrainUsage() + trainersUsage() + R"(       tessera report FILE -o REPORT.pdf [--force]
                                           the capacity-review PDF (runs the search, as search does)
        tessera --screenshot OUT.png [FILE] [--view memory|pipeline|pareto|candidates|estimate|scenario|window]
-                        [--size 1600x1000]  a picture of the app, headless with QT_QPA_PLATFORM=offscreen
+                        [--size 1600x1000] [--palette light|dark]
+                                          a picture of the app, headless with QT_QPA_PLATFORM=offscreen
        tessera --help | --version
 
 FILE is a scenario in YAML or JSON, or the id of a built-in scenario (see presets).

@@ -78,6 +78,7 @@ int runReport(const QStringList& args) {
 int runScreenshot(const QStringList& args) {
     QString output, file, viewName = QStringLiteral("window");
     QSize size(1600, 1000);
+    bool dark = false;
     for (int i = 0; i < args.size(); ++i) {
         const QString& a = args[i];
         auto value = [&]() -> QString {
@@ -86,7 +87,14 @@ int runScreenshot(const QStringList& args) {
         };
         if (a == QLatin1String("--screenshot")) output = value();
         else if (a == QLatin1String("--view")) viewName = value();
-        else if (a == QLatin1String("--size")) {
+        else if (a == QLatin1String("--palette")) {
+            const QString p = value();
+            if (p != QLatin1String("light") && p != QLatin1String("dark")) {
+                std::fprintf(stderr, "tessera: --palette takes light or dark\n");
+                return kExitUsage;
+            }
+            dark = p == QLatin1String("dark");
+        } else if (a == QLatin1String("--size")) {
             const QStringList parts = value().split(u'x');
             bool okW = false, okH = false;
             if (parts.size() == 2) size = QSize(parts[0].toInt(&okW), parts[1].toInt(&okH));
@@ -105,7 +113,7 @@ int runScreenshot(const QStringList& args) {
         std::fprintf(stderr, "tessera: --screenshot needs an output file\n");
         return kExitUsage;
     }
-    tessera::ui::enterReviewMode(*qApp);
+    tessera::ui::enterReviewMode(*qApp, dark);
     tessera::ui::MainWindow window(file, nullptr, false);  // review pictures: never the last session's file
     window.setNeverAsk(true);
     if (unreadable(window)) return kExitFailure;

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include "charts/memorychart.h"
 
 #include <QBarCategoryAxis>
@@ -63,8 +64,15 @@ QChart* buildMemoryChart(const core::Estimate& e, const core::Estimate* baseline
     }
     auto* x = new QBarCategoryAxis(chart);
     x->append(categories);
-    x->setTitleText(mirrored ? QObject::tr("device s: stages s and p-1-s under dualpipe (▲ in a red outline: above the device's memory)")
-                             : QObject::tr("pipeline stage (▲ in a red outline: above the device's memory)"));
+    // Short enough not to be elided at 1280 wide; the ▲ is explained only when a stage
+    // carries one (the red outline has its own legend entry).
+    const bool anyOver = std::any_of(e.stages.begin(), e.stages.end(),
+                                     [&](const core::StageEstimate& s) { return s.memory.total() > e.deviceMemory; });
+    // Many stages leave a category too narrow for "12" side by side: Qt would elide it
+    // to "...", so the labels stand upright instead.
+    if (e.stages.size() > 10) x->setLabelsAngle(-90);
+    x->setTitleText((mirrored ? QObject::tr("device (stages s and p-1-s)") : QObject::tr("pipeline stage")) +
+                    (anyOver ? QObject::tr(" · ▲ over the device's memory") : QString()));
     auto* y = new QValueAxis(chart);
     // Round ticks a reader can count: 10, 20 or 50 GiB apart.
     const double step = top > 300 ? 50 : top > 120 ? 20 : 10;

@@ -221,7 +221,11 @@ void SpecForm::setText(const QString& key, const QString& text) {
         if (index >= 0) box->setCurrentIndex(index);
         else box->setCurrentText(text);
     } else {
-        qobject_cast<QLineEdit*>(it->second.editor)->setText(text);
+        auto* line = qobject_cast<QLineEdit*>(it->second.editor);
+        line->setText(text);
+        // A long value shown from its start ("[{layers: ...") rather than its tail,
+        // unless the user is typing in it.
+        if (!line->hasFocus()) line->setCursorPosition(0);
     }
 }
 

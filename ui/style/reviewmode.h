@@ -14,7 +14,9 @@ QFont reviewFont(double pointSize = 9, bool bold = false);
 QFont reviewMonoFont(double pointSize = 9);
 
 // Switch the whole application to review mode: for headless screenshots and reports.
-void enterReviewMode(QApplication& app);
+// `dark` takes a dark Fusion palette instead (pictures for a dark slide deck, and to
+// check that every view reads on a dark desktop); reports stay light for print.
+void enterReviewMode(QApplication& app, bool dark = false);
 bool inReviewMode();
 // The font for text views: the bundled monospace in review mode, the system's otherwise.
 QFont fixedFont();
