@@ -48,7 +48,7 @@ std::vector<std::pair<std::uint64_t, std::string>> refusalsByCount(const SearchR
     return byCount;
 }
 
-std::string searchSummary(const SearchSetup& setup, const SearchResult& r) {
+std::string searchSummary(const SearchSetup& setup, const SearchResult& r, bool narrow) {
     const SearchSpace& s = setup.space;
     std::string out;
     char line[256];
@@ -65,6 +65,10 @@ std::string searchSummary(const SearchSetup& setup, const SearchResult& r) {
         out += "\nRefused:\n";
         for (const auto& [n, why] : refusalsByCount(r)) {
             std::string count = withThousands(std::int64_t(n));
+            if (narrow) {
+                out += count + " × " + why + "\n\n";
+                continue;
+            }
             out += "  " + std::string(count.size() < 11 ? 11 - count.size() : 0, ' ') + count + "  " + why + "\n";
         }
     }

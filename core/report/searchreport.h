@@ -13,8 +13,10 @@ namespace tessera::core {
 
 std::string searchText(const SearchSetup& setup, const SearchResult& result, std::size_t top);
 // Its first part: what was searched, how much was valid and fit, and every refusal by
-// count; then, when nothing fits, what to widen.
-std::string searchSummary(const SearchSetup& setup, const SearchResult& result);
+// count; then, when nothing fits, what to widen. `narrow` (a side panel that wraps)
+// writes each refusal as "count × reason" with a blank line between them instead of
+// a right-aligned count column, which wrapping breaks apart.
+std::string searchSummary(const SearchSetup& setup, const SearchResult& result, bool narrow = false);
 // The refusals, most frequent first (ties by reason).
 std::vector<std::pair<std::uint64_t, std::string>> refusalsByCount(const SearchResult& result);
 std::string searchJson(const SearchSetup& setup, const SearchResult& result, std::size_t top);

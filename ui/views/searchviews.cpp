@@ -161,7 +161,6 @@ CandidatesView::CandidatesView(Session& session, QWidget* parent) : QWidget(pare
     table->setVisible(false);
     m_refusals = new QPlainTextEdit(splitter);
     m_refusals->setReadOnly(true);
-    m_refusals->setFont(fixedFont());
     m_refusals->setLineWrapMode(QPlainTextEdit::WidgetWidth);  // a refusal's reason reads whole
     m_refusals->setObjectName(QStringLiteral("refusals"));
     splitter->setStretchFactor(0, 3);
@@ -182,7 +181,7 @@ void CandidatesView::showSearch() {
         return;
     }
     m_model->setCandidates(outcome->result.top);
-    m_refusals->setPlainText(qs(core::searchSummary(outcome->setup, outcome->result)));
+    m_refusals->setPlainText(qs(core::searchSummary(outcome->setup, outcome->result, true)));
 }
 
 }  // namespace tessera::ui
