@@ -91,9 +91,9 @@ std::string estimateText(const ResolvedScenario& r, const Estimate& e, const Fit
     }
     if (fit) out += "\n" + fitText(*fit);
     out += "\nTime per micro-batch on each stage\n";
-    out += "stage   forward  backward  w-grad  recompute  exposed comm\n";
+    out += "stage    forward   backward     w-grad  recompute  exposed comm\n";
     auto timeRow = [&](const std::string& label, const StageTime& t) {
-        out += formatText("%5s %9s %9s %7s %10s %13s\n", label.c_str(), formatSeconds(t.forward).c_str(),
+        out += formatText("%5s %10s %10s %10s %10s %13s\n", label.c_str(), formatSeconds(t.forward).c_str(),
                       formatSeconds(t.backward).c_str(), formatSeconds(t.weightGrad).c_str(),
                       formatSeconds(t.recompute).c_str(), formatSeconds(t.communication).c_str());
     };

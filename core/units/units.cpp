@@ -79,7 +79,8 @@ std::string formatSeconds(double seconds) {
         return std::string(buffer);
     };
     const double magnitude = std::abs(seconds);
-    if (magnitude >= 0.9995 || magnitude == 0) return three(seconds, "s");
+    if (magnitude == 0) return "0 s";  // nothing, not a measured "0.00 s"
+    if (magnitude >= 0.9995) return three(seconds, "s");
     if (magnitude >= 0.0009995) return three(seconds * 1e3, "ms");
     return three(seconds * 1e6, "\u00b5s");
 }
