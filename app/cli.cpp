@@ -205,6 +205,7 @@ int cmdSearch(const std::vector<std::string>& args) {
         std::optional<Value> original;
         if (!trainInput.empty()) original = scenarioDocument(trainInput, nullptr);
         writeFileAtomically(output, trainYaml(chosen, original ? &*original : nullptr), force);
+        for (const std::string& line : trainYamlUnexpressed(chosen)) std::cerr << "not expressed: " << line << '\n';
         if (!a.json) std::cout << "\nWrote " << output << " for strategy " << pick << ": " << result.top[pick - 1].label() << '\n';
     }
     return result.feasible > 0 ? kExitOk : kExitInvalid;

@@ -186,6 +186,7 @@ Exported exportScenario(const ResolvedScenario& r, ExportTarget target) {
         // HyperParallel's writer refuses (throws) what its trainer would run otherwise.
         Exported out;
         out.text = trainYaml(r, nullptr);
+        out.unexpressed = trainYamlUnexpressed(r);
         return out;
     }
     }

@@ -67,7 +67,15 @@ CheckpointPlan checkpointPlan(const ResolvedScenario& r);
 // model's stated fields under model.config_overrides. Throws SpecError when
 // global_batch_size != micro_batch_num · micro_batch_size · dp, or when
 // `original` is not an AutoModels train.yaml.
+// The text begins with a "# Not expressed" comment naming each stated exec field the
+// train.yaml has no key for (trainYamlUnexpressed).
 std::string trainYaml(const ResolvedScenario& r, const Value* original);
+
+// Stated exec fields a train.yaml cannot carry, each "exec.key: why": the run's token
+// budget (HyperParallel's AutoModels schema has no step or token count, §7.3) and
+// Tessera's own pricing settings (budget, reserve, host-copy overlap, selective rule).
+// Written nowhere else, so the writer, `tessera export` and the GUI name them.
+std::vector<std::string> trainYamlUnexpressed(const ResolvedScenario& r);
 
 // The scenario document (model, exec, cluster) a train.yaml states. Relative
 // model paths resolve against baseDir and are written absolute. cluster.device

@@ -148,6 +148,31 @@ CheckpointPlan checkpointPlan(const ResolvedScenario& r) {
     return plan;
 }
 
+std::vector<std::string> trainYamlUnexpressed(const ResolvedScenario& r) {
+    static const std::pair<const char*, const char*> kNowhere[] = {
+        {"train_tokens", "the AutoModels train.yaml has no step or token count; the run's length is set where it is launched"},
+        {"device_memory", "a memory budget Tessera prices against; the trainer's context section is not written"},
+        {"memory_reserve", "the memory Tessera keeps free on every stage, not a trainer setting"},
+        {"host_link_overlap", "the share of compute Tessera lets a host copy hide behind, not a trainer setting"},
+        {"selective_rule", ""},  // worded below, with the rule
+    };
+    const Value stated = scenarioValue(r.scenario);
+    const Value* exec = stated.find("exec");
+    std::vector<std::string> out;
+    for (const auto& [key, why] : kNowhere) {
+        const std::string path = std::string("exec.") + key;
+        if (!exec || !exec->find(key) || r.filled.contains(path)) continue;
+        // The rule a train.yaml itself implies (read back from one) is not a loss.
+        if (std::string_view(key) == "selective_rule" && *r.scenario.exec.selective_rule == "hyperparallel") continue;
+        if (std::string_view(key) == "selective_rule")
+            out.push_back(path + ": the trainer's selective checkpointing runs its own policy (priced as selective_rule: "
+                                 "hyperparallel), not " + *r.scenario.exec.selective_rule + "'s, wherever a layer recomputes selectively");
+        else
+            out.push_back(path + ": " + why);
+    }
+    return out;
+}
+
 std::string trainYaml(const ResolvedScenario& r, const Value* original) {
     const ExecSpec& e = r.scenario.exec;
     const std::int64_t dp = *e.dp, mbs = *e.micro_batch_size, mbn = *e.micro_batch_num, gbs = *e.global_batch_size;
@@ -300,7 +325,12 @@ std::string trainYaml(const ResolvedScenario& r, const Value* original) {
         config->set("seq_length", Value::integer(*e.seq_length));
     if (Value* data = doc.find("data"); data && data->isMap() && data->find("max_seq_len"))
         data->set("max_seq_len", Value::integer(*e.seq_length));
-    return toYaml(doc);
+    std::string header;
+    if (const std::vector<std::string> no = trainYamlUnexpressed(r); !no.empty()) {
+        header = "# Not expressed (stated in the scenario, no train.yaml key for it):\n";
+        for (const std::string& line : no) header += "#   " + line + "\n";
+    }
+    return header + toYaml(doc);
 }
 
 }  // namespace tessera::core

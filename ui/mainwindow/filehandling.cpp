@@ -382,7 +382,15 @@ void MainWindow::exportTrainYaml() {
         const std::string text = core::trainYaml(m_session.evaluation()->resolved, nullptr);
         QString error;
         if (!writeWhole(path, QByteArray::fromStdString(text), &error)) warn(tr("Not exported"), tr("Cannot write %1: %2").arg(path, error));
-        else exported(QStringLiteral("train.yaml"), path);
+        else {
+            // What the file cannot carry is in its header; the message names it too.
+            QStringList keys;
+            for (const std::string& line : core::trainYamlUnexpressed(m_session.evaluation()->resolved))
+                keys << qs(line.substr(0, line.find(':')));
+            exported(keys.isEmpty() ? QStringLiteral("train.yaml")
+                                    : tr("train.yaml (not expressed, listed in its header: %1)").arg(keys.join(QStringLiteral(", "))),
+                     path);
+        }
     } catch (const core::SpecError& e) {
         warn(tr("Not exported"), qs(e.what()));
     }
