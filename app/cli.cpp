@@ -269,6 +269,10 @@ int cmdImportHf(const std::vector<std::string>& args) {
     }
     if (!imported.noEffect.empty())
         std::cerr << "import-hf: read, and change neither memory nor time: " << joined(imported.noEffect) << '\n';
+    for (const auto& [key, why] : imported.classDefaults) {
+        header += "# Not in config.json, filled: " + key + " = " + why + "\n";
+        std::cerr << "import-hf: not in config.json, filled: " << key << " = " << why << '\n';
+    }
     const std::string yaml = header + toYaml(SpecWriter::write(model));
     if (output.empty()) std::cout << yaml;
     else writeFileAtomically(output, yaml, force);

@@ -246,12 +246,19 @@ HfImport importHf(const Value& config, Diagnostics& d) {
             out.set("router_bias", Value::boolean(text(method) == "noaux_tc", method->mark()));
         }
     }
+    // A size the configuration class defaults and published configs omit: what
+    // Transformers builds the model with, said as such.
+    if (family == "gemma3" && !present(out, "vocab_size")) {
+        out.set("vocab_size", Value::integer(262208, tower.mark()));
+        result.classDefaults.emplace_back("vocab_size", "262208: Gemma3TextConfig's default (configuration_gemma3.py), which config.json "
+                                                        "does not state");
+    }
     hf::deriveLayout(family, modelType, tower, out, read, d);
     // The vision tower, where Tessera prices it; its own unread keys are listed by name.
     const Value* vision = present(config, "vision_config");
     std::vector<std::string> visionRead;
     const std::string rootModelType = text(present(config, "model_type"));
-    if (vision && hf::visionTower(rootModelType, *vision, out, visionRead, d)) read.push_back("vision_config"), rootRead.push_back("vision_config");
+    if (vision && hf::visionTower(rootModelType, config, *vision, out, visionRead, rootRead, d)) read.push_back("vision_config"), rootRead.push_back("vision_config");
     else vision = nullptr;
 
     unreadKeys(tower, &tower == &config ? "" : "text_config.", read, result);

@@ -27,6 +27,10 @@ struct HfImport {
     Value model;                        // the model section (a mapping)
     std::vector<std::string> unpriced;  // keys that may matter and are not priced (also in model.unpriced_keys)
     std::vector<std::string> noEffect;  // keys read and known not to change memory or time
+    // Sizes the config leaves out and its Transformers configuration class fills (Gemma 3
+    // 27B's config.json has no vocab_size: Gemma3TextConfig's 262,208): key -> where from.
+    // Filled, never silently: the import's header and output say each.
+    std::vector<std::pair<std::string, std::string>> classDefaults;
 };
 
 bool isHfConfig(const Value& doc);
@@ -41,10 +45,12 @@ namespace hf {
 // attention_chunk_size on `out` and adds each key it read to `read`.
 void deriveLayout(const std::string& family, const std::string& modelType, const Value& tower, Value& out,
                   std::vector<std::string>& read, Diagnostics& d);
-// The vision tower of a Qwen2-VL / Qwen2.5-VL config as vision_* model fields
+// The vision tower of a Qwen2-VL / Qwen2.5-VL / Gemma 3 config as vision_* model fields
 // (hfimport_vision.cpp); false, touching nothing, for another family's vision_config.
-bool visionTower(const std::string& modelType, const Value& visionConfig, Value& out, std::vector<std::string>& read,
-                 Diagnostics& d);
+// `root` is the whole config (Gemma 3 states its tokens per image there); keys read from
+// it go to `rootRead`, the tower's own to `read`.
+bool visionTower(const std::string& modelType, const Value& root, const Value& visionConfig, Value& out,
+                 std::vector<std::string>& read, std::vector<std::string>& rootRead, Diagnostics& d);
 // Keys that change neither memory nor time, whatever their value.
 bool hasNoEffect(std::string_view key);
 }  // namespace hf

@@ -2,7 +2,12 @@
 // build them (modeling_qwen2_vl.py Qwen2VisionTransformerPretrainedModel: LayerNorm,
 // fc1/fc2 MLP at embed_dim·mlp_ratio; modeling_qwen2_5_vl.py: RMSNorm, gated MLP at
 // intermediate_size; both: Conv3d patch embedding without bias, fused qkv with bias,
-// PatchMerger). Another family's vision_config stays listed as not priced.
+// PatchMerger), and Gemma 3's SigLIP tower (modeling_siglip.py SiglipVisionTransformer:
+// Conv2d patch embedding with bias, a learned position table of (image_size/patch)²
+// rows, LayerNorm, fc1/fc2 MLP with biases, post_layernorm; modeling_gemma3.py
+// Gemma3MultiModalProjector: average pooling to mm_tokens_per_image tokens, RMSNorm,
+// mm_input_projection_weight without bias). Another family's vision_config stays listed
+// as not priced.
 #include <cmath>
 
 #include "io/hfimport.h"
@@ -30,9 +35,65 @@ const Value* copy(const Value& vision, Value& out, std::initializer_list<std::st
 
 }  // namespace
 
-bool visionTower(const std::string& modelType, const Value& vision, Value& out, std::vector<std::string>& read, Diagnostics& d) {
+namespace {
+
+// Gemma 3: a SigLIP encoder without its attention-pooling head, then the pooled projector.
+bool siglipTower(const Value& root, const Value& vision, Value& out, std::vector<std::string>& read,
+                 std::vector<std::string>& rootRead, Diagnostics& d) {
+    // vision_use_head true adds SigLIP's attention-pooling head, which Gemma 3 never uses
+    // and Tessera does not price: the tower is then left out and listed, not mispriced.
+    if (const Value* head = present(vision, "vision_use_head"); head && !(head->kind() == Value::Kind::Bool && !head->asBool()))
+        return false;
+    if (present(vision, "vision_use_head")) read.push_back("vision_use_head");
+    copy(vision, out, {"hidden_size"}, "vision_hidden_size", read);
+    copy(vision, out, {"num_hidden_layers"}, "vision_depth", read);
+    copy(vision, out, {"num_attention_heads"}, "vision_num_heads", read);
+    copy(vision, out, {"intermediate_size"}, "vision_intermediate_size", read);
+    copy(vision, out, {"num_channels"}, "vision_in_channels", read);
+    const Value* patch = copy(vision, out, {"patch_size"}, "vision_patch_size", read);
+    // SiglipVisionConfig's defaults where the config leaves them out: image_size 224 (a
+    // Gemma 3 config always states 896). Gemma3Config's mm_tokens_per_image defaults to 256.
+    const Value* image = present(vision, "image_size");
+    if (image) read.push_back("image_size");
+    const Value* tokens = present(root, "mm_tokens_per_image");
+    if (tokens) rootRead.push_back("mm_tokens_per_image");
+    auto whole = [](const Value* v) { return v && v->kind() == Value::Kind::Int && v->asInt() > 0 ? v->asInt() : 0; };
+    const std::int64_t side = whole(image) ? whole(image) : 224, p = whole(patch);
+    const std::int64_t perImage = tokens ? whole(tokens) : 256;
+    if (p > 0 && side % p == 0 && perImage > 0) {
+        const std::int64_t patchesPerSide = side / p;
+        const auto tokensPerSide = std::int64_t(std::llround(std::sqrt(double(perImage))));
+        if (tokensPerSide * tokensPerSide != perImage || patchesPerSide % tokensPerSide != 0) {
+            d.add(tokens ? tokens->mark() : vision.mark(), "mm_tokens_per_image",
+                  "the projector pools a square of patches per token: expected a square that divides (" + std::to_string(side) +
+                      " / " + std::to_string(p) + ")² patches, got " + std::to_string(perImage));
+        } else {
+            // Gemma3MultiModalProjector: AvgPool2d(patches_per_image / tokens_per_side).
+            out.set("vision_spatial_merge_size", Value::integer(patchesPerSide / tokensPerSide, tokens ? tokens->mark() : vision.mark()));
+            out.set("vision_position_embeddings", Value::integer(patchesPerSide * patchesPerSide, image ? image->mark() : vision.mark()));
+        }
+    } else if (p > 0) {
+        d.add(image ? image->mark() : vision.mark(), "vision_config.image_size",
+              "expected a whole number of patch_size (" + std::to_string(p) + ") patches per side, got " + std::to_string(side));
+    }
+    if (const Value* width = present(out, "hidden_size")) out.set("vision_out_hidden_size", *width, width->mark());
+    out.set("vision_gated_mlp", Value::boolean(false, vision.mark()));
+    out.set("vision_norm", Value::string("layernorm", vision.mark()));
+    out.set("vision_bias", Value::boolean(true, vision.mark()));
+    out.set("vision_patch_bias", Value::boolean(true, vision.mark()));
+    out.set("vision_post_norm", Value::boolean(true, vision.mark()));
+    out.set("vision_projector", Value::string("pooled_linear", vision.mark()));
+    return true;
+}
+
+}  // namespace
+
+bool visionTower(const std::string& modelType, const Value& root, const Value& vision, Value& out,
+                 std::vector<std::string>& read, std::vector<std::string>& rootRead, Diagnostics& d) {
+    if (!vision.isMap()) return false;
+    if (modelType == "gemma3") return siglipTower(root, vision, out, read, rootRead, d);
     const bool v25 = modelType == "qwen2_5_vl", v2 = modelType == "qwen2_vl";
-    if (!(v25 || v2) || !vision.isMap()) return false;
+    if (!(v25 || v2)) return false;
     copy(vision, out, {"depth", "num_hidden_layers"}, "vision_depth", read);
     copy(vision, out, {"num_heads", "num_attention_heads"}, "vision_num_heads", read);
     copy(vision, out, {"patch_size", "spatial_patch_size"}, "vision_patch_size", read);

@@ -90,6 +90,8 @@ struct VisionShape {
     std::int64_t tokens = 0;           // exec.visual_seq_len: merged tokens per sample
     std::int64_t fullBlocks = 0;       // blocks attending over the whole image (all, without windows)
     std::int64_t windowPatches = 0;    // patches a windowed block attends within (0: no windows)
+    bool pooled = false;               // Gemma 3's projector: merge patches averaged, RMSNorm, hv -> out
+    bool postNorm = false;             // a norm over every patch after the last block (SigLIP)
 };
 
 struct DeviceInfo {

@@ -42,16 +42,22 @@ VisionCost visionCost(const CostInput& in, const RecomputeClass& cls, const Grou
     const double patches = double(run.seq) * double(st.mbs) / double(st.cp), merged = patches / double(v.merge);
     const double hv = double(v.block.h), wide = hv * double(v.merge);
     const double embedFlops = 2 * patches * double(v.patchInputs) * hv;
-    const double mergerFlops = 2 * merged * (wide * wide + wide * double(v.outWidth)) / t;
+    // The merger's GEMMs: two over the concatenated patches, or (pooled) one from hv.
+    const double mergerPerToken = v.pooled ? hv * double(v.outWidth) : wide * wide + wide * double(v.outWidth);
+    const double mergerFlops = 2 * merged * mergerPerToken / t;
     const double forward = matmulSeconds(embedFlops, dev) + matmulSeconds(mergerFlops, dev);
     out.forward += forward;
     out.backwardInput += matmulSeconds(mergerFlops, dev);  // the pixels need no gradient
     out.backwardWeight += forward;
     out.paramsDevice += double(v.patchEmbedParams) + double(v.mergerParams) / t;
-    // Kept: the pixels, the merger's norm input and its two linear layers' inputs.
-    out.kept += Bc * (patches * double(v.patchInputs) + patches * hv + merged * wide + merged * wide / t);
+    // Kept: the pixels, the merger's norm input and its two linear layers' inputs - or,
+    // pooled, the pooled tokens at the norm and at the one linear layer (an average
+    // needs no input for its gradient); a post-norm keeps every patch once more.
+    out.kept += Bc * (patches * double(v.patchInputs) +
+                      (v.pooled ? 2 * merged * hv : patches * hv + merged * wide + merged * wide / t) +
+                      (v.postNorm ? patches * hv : 0));
     const double tokens = double(run.seq) * double(st.mbs) / double(v.merge);
-    out.modelFlopsForward += 2 * tokens * double(v.merge) * double(v.patchInputs) * hv + 2 * tokens * (wide * wide + wide * double(v.outWidth));
+    out.modelFlopsForward += 2 * tokens * double(v.merge) * double(v.patchInputs) * hv + 2 * tokens * mergerPerToken;
     return out;
 }
 

@@ -5,9 +5,10 @@
 // visual_seq_len · merge² per sample, attention both ways, a windowed block's within its
 // window - under the strategy's TP,
 // SP and CP and the recompute class of the stage's first layer. The patch embedding (a
-// Conv3d, whole on every TP rank) and the merger (norm and two linear layers over
-// merge² patches, split over TP as Megatron-LM's vision projection is) are priced as
-// their GEMMs, and keep their inputs.
+// Conv3d, whole on every TP rank, with a learned position table where the tower has
+// one) and the merger (norm and two linear layers over merge² patches, or Gemma 3's
+// average of merge² patches, RMSNorm and one linear layer; split over TP as
+// Megatron-LM's vision projection is) are priced as their GEMMs, and keep their inputs.
 #include "model/layercost.h"
 
 namespace tessera::core {

@@ -73,7 +73,7 @@ double parameterBound(const ModelSpec& m) {
     const double vw = std::max({d(m.vision_hidden_size) * merge, d(m.vision_intermediate_size), d(m.vision_out_hidden_size),
                                 d(m.vision_in_channels) * d(m.vision_temporal_patch_size) * d(m.vision_patch_size) * d(m.vision_patch_size)});
     return layers * (40 + 8 * experts) * w * w + (2 * d(m.vocab_size) + d(m.max_position_embeddings) + 2) * h +
-           (d(m.vision_depth) + 4) * 40 * vw * vw;
+           (d(m.vision_depth) + 4) * 40 * vw * vw + d(m.vision_position_embeddings) * d(m.vision_hidden_size);
 }
 
 }  // namespace
@@ -108,12 +108,19 @@ void Resolver::resolveVision(ModelSpec& m) {
         {"vision_norm", m.vision_norm.has_value()}};
     const bool any = std::any_of(std::begin(fields), std::end(fields), [](const auto& f) { return f.second; }) ||
                      m.vision_temporal_patch_size || m.vision_in_channels || m.vision_window_size ||
-                     m.vision_full_attention_blocks;
+                     m.vision_full_attention_blocks || m.vision_projector || m.vision_position_embeddings ||
+                     m.vision_patch_bias || m.vision_post_norm;
     if (!any) return;
     for (auto [key, stated] : fields)
         if (!stated) refuse(std::string("model.") + key, "required: the model states a vision tower (vision_* fields)");
     fill("model.vision_temporal_patch_size", m.vision_temporal_patch_size, std::int64_t{1}, Origin::Default, "one frame per patch");
     fill("model.vision_in_channels", m.vision_in_channels, std::int64_t{3}, Origin::Default, "RGB images");
+    // The shape of the towers priced first (Qwen2-VL, Qwen2.5-VL), each said as filled.
+    fill("model.vision_projector", m.vision_projector, std::string("merger"), Origin::Default, "Qwen2-VL's PatchMerger");
+    fill("model.vision_position_embeddings", m.vision_position_embeddings, std::int64_t{0}, Origin::Default,
+         "no learned position table (rotary positions, as Qwen2-VL)");
+    fill("model.vision_patch_bias", m.vision_patch_bias, false, Origin::Default, "patch embedding without bias (Qwen2-VL)");
+    fill("model.vision_post_norm", m.vision_post_norm, false, Origin::Default, "no norm after the last block (Qwen2-VL)");
     if (m.vision_hidden_size && m.vision_num_heads && *m.vision_hidden_size % *m.vision_num_heads != 0)
         refuse("model.vision_num_heads", "must divide vision_hidden_size (" + num(*m.vision_hidden_size) + "), got " +
                                              num(*m.vision_num_heads));

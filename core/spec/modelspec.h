@@ -16,6 +16,10 @@
 namespace tessera::core {
 
 inline constexpr std::string_view kNorms[] = {"rmsnorm", "layernorm"};
+// How a vision tower's patches become language-model tokens: Qwen2-VL's PatchMerger
+// (a norm, then an MLP over merge² concatenated patches), or Gemma 3's projector (merge²
+// patches averaged, an RMSNorm, one linear layer without bias).
+inline constexpr std::string_view kVisionProjectors[] = {"merger", "pooled_linear"};
 inline constexpr std::string_view kPositionEmbeddings[] = {"rope", "learned", "none"};
 inline constexpr std::string_view kActivations[] = {"silu", "gelu", "gelu_new", "gelu_pytorch_tanh", "relu", "swish"};
 // Transformers' layer_types spellings: full causal attention, a sliding window of the
@@ -94,6 +98,11 @@ struct ModelSpec {
     std::optional<bool> vision_gated_mlp, vision_bias;
     std::optional<std::string> vision_norm;
     std::optional<std::int64_t> vision_window_size, vision_full_attention_blocks;
+    // SigLIP-style towers (Gemma 3): a learned position table, a biased patch embedding,
+    // a norm after the last block, and the pooled projector. Filled as Qwen's when unstated.
+    std::optional<std::string> vision_projector;
+    std::optional<std::int64_t> vision_position_embeddings;
+    std::optional<bool> vision_patch_bias, vision_post_norm;
     // What an import found and Tessera does not price, carried with the model so every
     // report shows it (never dropped in silence).
     std::optional<std::vector<std::string>> unpriced_keys;
@@ -187,6 +196,14 @@ void visit(Spec& m, V& v) {
                "window_size, 112)", "pixels"}, m.vision_window_size, positive);
     v.integer({"vision_full_attention_blocks", "Vision tower: blocks that attend over the whole image, the rest within their "
                "window (Qwen2.5-VL: len(fullatt_block_indexes), 4 of 32)"}, m.vision_full_attention_blocks, whole);
+    v.choice({"vision_projector", "Vision tower: how patches become tokens: merger (Qwen2-VL PatchMerger: norm, then an MLP over "
+              "spatial_merge_size² concatenated patches) or pooled_linear (Gemma 3: those patches averaged, RMSNorm, one "
+              "linear layer)"}, m.vision_projector, kVisionProjectors);
+    v.integer({"vision_position_embeddings", "Vision tower: rows of its learned position table (SigLIP: (image_size / "
+               "patch_size)², 4096 for Gemma 3); 0 for rotary positions (Qwen2-VL)"}, m.vision_position_embeddings, whole);
+    v.flag({"vision_patch_bias", "Vision tower: a bias on the patch embedding (SigLIP's Conv2d; Qwen2-VL's Conv3d has none)"},
+           m.vision_patch_bias);
+    v.flag({"vision_post_norm", "Vision tower: a norm after its last block (SigLIP post_layernorm)"}, m.vision_post_norm);
     v.textList({"unpriced_keys", "Keys of the imported config.json that Tessera does not price, as the import listed them"},
                m.unpriced_keys, Choices{});
     // clang-format on

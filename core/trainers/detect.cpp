@@ -149,6 +149,7 @@ Imported importConfig(std::string_view text, const std::string& name, const std:
             out.unpriced.push_back({at(k), k, "not priced: the model is priced without it (model.unpriced_keys)"});
         for (const std::string& k : hf.noEffect)
             out.unpriced.push_back({at(k), k, "read: changes neither memory nor time (token ids, RoPE, epsilons, ...)"});
+        for (const auto& [key, why] : hf.classDefaults) out.assumed["model." + key] = why;
         return out;
     }
     case ConfigFormat::SeedSearch: {

@@ -17,6 +17,11 @@ namespace {
 
 const std::string kData = TESSERA_TEST_DATA;
 
+std::string loadText(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 ModelSpec importFile(const std::string& name) {
     Diagnostics d;
     const Value section = importHfConfig(loadDocument(kData + "/hf/" + name), d);
@@ -88,6 +93,9 @@ private slots:
         // Qwen2-VL-7B 8,291,375,616 (HF "8.29B"; modeling_qwen2_vl.py: LayerNorm, fc1/fc2 at embed_dim·mlp_ratio).
         QTest::newRow("Qwen2.5-VL-7B (vision tower)") << "qwen2.5-vl-7b.json" << "qwen" << qint64(8292166656) << qint64(1) << 0.0;
         QTest::newRow("Qwen2-VL-7B (vision tower)") << "qwen2-vl-7b.partial.json" << "qwen" << qint64(8291375616) << qint64(1) << 0.0;
+        // Gemma 3 27B-it (HF "27.4B"): text 27,009,346,304 + SigLIP 416,866,032 + projector 6,194,304,
+        // counted from modeling_gemma3.py / modeling_siglip.py (SOURCES.md); vocab_size from Gemma3TextConfig.
+        QTest::newRow("Gemma 3 27B (SigLIP tower, pooled projector)") << "gemma3-27b-it.json" << "gemma3" << qint64(27432406640) << qint64(1) << 0.0;
         // DeepSeek-V2 (236B) and V2-Lite (15.7B; q_proj without LoRA): a router without bias.
         QTest::newRow("DeepSeek-V2 (topk_method greedy)") << "deepseek-v2.json" << "deepseek" << qint64(235741434880) << qint64(160) << 0.0;
         QTest::newRow("DeepSeek-V2-Lite") << "deepseek-v2-lite.json" << "deepseek" << qint64(15706484224) << qint64(64) << 0.0;
@@ -121,6 +129,40 @@ private slots:
         QCOMPARE(*m.num_shared_experts, std::int64_t{1});
         QCOMPARE(*m.shared_expert_intermediate_size, std::int64_t{20480});
         QVERIFY(*resolveModel(m).shared_expert_gate);  // family qwen
+    }
+
+    // Gemma 3's SigLIP tower, part by part (modeling_siglip.py, modeling_gemma3.py): patch
+    // Conv2d 3·14²·1152 + bias and 64² learned positions; 27 blocks of LayerNorm, biased q/k/v/o
+    // and fc1/fc2; post_layernorm; the projector's RMSNorm(1152) and 1152 x 5376 matrix.
+    void gemma3Tower() {
+        const std::string text = loadText(kData + "/hf/gemma3-27b-it.json");
+        Diagnostics d;
+        const HfImport imported = importHf(parseDocument(text, "gemma3-27b-it.json", Format::Json), d);
+        QVERIFY(d.empty());
+        QCOMPARE(imported.classDefaults.size(), std::size_t{1});
+        QCOMPARE(QString::fromStdString(imported.classDefaults[0].first), QString("vocab_size"));
+        QVERIFY(imported.unpriced.empty());
+        const ModelSpec m = resolveModel(importFile("gemma3-27b-it.json"));
+        QCOMPARE(*m.vision_spatial_merge_size, std::int64_t{4});  // 64 patches a side pooled to 16 tokens a side
+        QCOMPARE(*m.vision_position_embeddings, std::int64_t{4096});
+        const VisionParameters v = visionParameters(m);
+        QCOMPARE(v.patchEmbed, std::int64_t{3 * 14 * 14 * 1152 + 1152 + 4096 * 1152});
+        QCOMPARE(v.perBlock, std::int64_t{15239504});
+        QCOMPARE(v.merger, std::int64_t{1152 + 1152 * 5376 + 2 * 1152});
+
+        // SigLIP's attention-pooling head is not priced: the tower is then listed, not mispriced.
+        std::string withHead = text;
+        withHead.replace(withHead.find("\"vision_use_head\": false"), 24, "\"vision_use_head\": true");
+        Diagnostics d2;
+        const HfImport headed = importHf(parseDocument(withHead, "config.json", Format::Json), d2);
+        QVERIFY(std::find(headed.unpriced.begin(), headed.unpriced.end(), "vision_config") != headed.unpriced.end());
+        QVERIFY(!headed.model.find("vision_hidden_size"));
+
+        // Tokens per image that no square pooling gives are refused by name.
+        std::string odd = text;
+        odd.replace(odd.find("\"mm_tokens_per_image\": 256"), 26, "\"mm_tokens_per_image\": 250");
+        QVERIFY2(importError(odd).contains("mm_tokens_per_image: the projector pools a square of patches per token"),
+                 qPrintable(importError(odd)));
     }
 
     void visionLanguageTextTower() {
@@ -236,10 +278,10 @@ private slots:
         QCOMPARE(*vlModel.vision_full_attention_blocks, std::int64_t{4});
         const VisionParameters v = visionParameters(resolveModel(modelFromValue(vl.model, "model", d)));
         QCOMPARE(v.total(), std::int64_t{676550144});
-        // Another family's tower stays listed whole.
-        const HfImport gemma = importHf(parseDocument(R"({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text"},
-            "vision_config": {"model_type": "siglip_vision_model", "hidden_size": 1152}})", "config.json", Format::Json), d);
-        QVERIFY(has(gemma.unpriced, "vision_config"));
+        // A tower Tessera does not price (Llama 4's) stays listed whole.
+        const HfImport llama4 = importHf(parseDocument(R"({"model_type": "llama4", "text_config": {"model_type": "llama4_text"},
+            "vision_config": {"model_type": "llama4_vision_model", "hidden_size": 1408}})", "config.json", Format::Json), d);
+        QVERIFY(has(llama4.unpriced, "vision_config"));
     }
 
     void missingSizeIsRefusedByName() {

@@ -63,6 +63,25 @@ private slots:
         QCOMPARE(vl.modelFlopsPerStep - text.modelFlopsPerStep, 3 * 16 * forward);
     }
 
+    // Gemma 3's SigLIP tower, by hand (modeling_siglip.py, modeling_gemma3.py): per block over
+    // P patches 2P(4h² + 2hf) in its projections and plain MLP and 4P·P·h in its core (every
+    // patch both ways); the patch embedding 2P·(3·14²)·h; the pooled projector 2(P/16)·h·5376.
+    // The text model's FLOPs do not move with visual_seq_len (the image tokens sit in the
+    // sequence), so two token counts differ by the tower alone.
+    void gemma3TowerFlops() {
+        auto gemma = [](int tokens) {
+            return "model: {file: " + kData + "/hf/gemma3-27b-it.json}\ncluster: {device: h100-sxm, devices: 8}\n"
+                   "exec: {tp: 8, seq_length: 4096, global_batch_size: 16, visual_seq_len: " + std::to_string(tokens) + "}\n";
+        };
+        const Estimate one = estimateOfYaml(gemma(256)), half = estimateOfYaml(gemma(128));
+        const double h = 1152, f = 4304;
+        auto tower = [&](double P) {
+            return 27 * (2 * P * (4 * h * h + 2 * h * f) + 4 * P * P * h) + 2 * P * (3 * 14 * 14) * h + 2 * (P / 16) * h * 5376;
+        };
+        QCOMPARE(one.modelFlopsPerStep - half.modelFlopsPerStep, 3 * 16 * (tower(256 * 16) - tower(128 * 16)));
+        QVERIFY(one.stages[0].memory.activations > half.stages[0].memory.activations);
+    }
+
     // Qwen2.5-VL's windowed blocks: under flash they attend within their 64 patches; the
     // unfused core masks the whole square, and prices as if no block were windowed.
     void windowedBlocks() {

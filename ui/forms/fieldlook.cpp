@@ -186,6 +186,10 @@ const Entry kModel[] = {
     {"vision_norm", "Norm", kVision, vision},
     {"vision_window_size", "Window", kVision, vision},
     {"vision_full_attention_blocks", "Full-attention blocks", kVision, vision},
+    {"vision_projector", "Projector", kVision, vision},
+    {"vision_position_embeddings", "Learned positions", kVision, vision},
+    {"vision_patch_bias", "Patch bias", kVision, vision},
+    {"vision_post_norm", "Post-norm", kVision, vision},
     {"unpriced_keys", "Keys not priced", kOther},
 };
 
