@@ -45,7 +45,7 @@ namespace hf {
 // attention_chunk_size on `out` and adds each key it read to `read`.
 void deriveLayout(const std::string& family, const std::string& modelType, const Value& tower, Value& out,
                   std::vector<std::string>& read, Diagnostics& d);
-// The vision tower of a Qwen2-VL / Qwen2.5-VL / Gemma 3 config as vision_* model fields
+// The vision tower of a Qwen2-VL / Qwen2.5-VL / Gemma 3 / Llama 4 config as vision_* model fields
 // (hfimport_vision.cpp); false, touching nothing, for another family's vision_config.
 // `root` is the whole config (Gemma 3 states its tokens per image there); keys read from
 // it go to `rootRead`, the tower's own to `read`.

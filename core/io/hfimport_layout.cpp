@@ -149,7 +149,7 @@ bool hasNoEffect(std::string_view key) {
         "video_token_id", "vision_start_token_id", "vision_end_token_id", "vision_token_id", "image_token_index",
         "boi_token_index", "eoi_token_index", "rope_theta", "rope_scaling", "rope_parameters", "rope_interleave",
         "rope_local_base_freq", "partial_rotary_factor", "original_max_position_embeddings", "rms_norm_eps",
-        "layer_norm_eps", "layer_norm_epsilon", "norm_epsilon", "initializer_range", "initializer_factor", "init_std",
+        "layer_norm_eps", "layer_norm_epsilon", "norm_epsilon", "norm_eps", "initializer_range", "initializer_factor", "init_std",
         "use_cache", "torch_dtype", "dtype", "transformers_version", "auto_map", "_name_or_path", "attn_implementation",
         "_attn_implementation", "return_dict", "output_attentions", "output_hidden_states", "is_encoder_decoder",
         "tokenizer_class", "pretraining_tp", "query_pre_attn_scalar", "attn_logit_softcapping", "router_aux_loss_coef",

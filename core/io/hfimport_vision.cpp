@@ -81,8 +81,71 @@ bool siglipTower(const Value& root, const Value& vision, Value& out, std::vector
     out.set("vision_norm", Value::string("layernorm", vision.mark()));
     out.set("vision_bias", Value::boolean(true, vision.mark()));
     out.set("vision_patch_bias", Value::boolean(true, vision.mark()));
-    out.set("vision_post_norm", Value::boolean(true, vision.mark()));
+    out.set("vision_outer_norms", Value::integer(1, vision.mark()));  // post_layernorm
     out.set("vision_projector", Value::string("pooled_linear", vision.mark()));
+    return true;
+}
+
+// Llama 4 (modeling_llama4.py Llama4VisionModel): an unfold-and-linear patch embedding
+// without bias, a class token, a learned position table of (image_size/patch)² + 1 rows,
+// layernorm_pre and layernorm_post, blocks of LayerNorm, biased q/k/v/o and fc1/fc2 (GELU),
+// then Llama4VisionPixelShuffleMLP (pixel shuffle by pixel_shuffle_ratio, fc1 and fc2
+// without bias) and Llama4MultiModalProjector (vision_output_dim -> hidden_size, no bias).
+bool llama4Tower(const Value& vision, Value& out, std::vector<std::string>& read, Diagnostics& d) {
+    // A projector bias, or widths Transformers' own modules would not join, are not a shape
+    // Tessera prices: the tower is left out and listed.
+    auto integer = [&](std::string_view key) {
+        const Value* v = present(vision, key);
+        return v && v->kind() == Value::Kind::Int ? v->asInt() : std::int64_t{0};
+    };
+    if (const Value* bias = present(vision, "multi_modal_projector_bias"); bias && !(bias->kind() == Value::Kind::Bool && !bias->asBool()))
+        return false;
+    const std::int64_t in = integer("projector_input_dim"), outDim = integer("projector_output_dim"), final = integer("vision_output_dim");
+    if (in <= 0 || in != outDim || in != final) return false;
+    const Value* ratio = present(vision, "pixel_shuffle_ratio");
+    const bool numeric = ratio && (ratio->kind() == Value::Kind::Int || ratio->kind() == Value::Kind::Float);
+    const double inverse = numeric && ratio->asDouble() > 0 ? 1 / ratio->asDouble() : 0;
+    if (inverse < 1 || inverse != std::floor(inverse) || inverse > 64) {
+        if (ratio) d.add(ratio->mark(), "vision_config.pixel_shuffle_ratio", "expected 1/n for a whole n (0.5: 2x2 patches a token), got " + ratio->describe());
+        return false;
+    }
+    const std::int64_t merge = std::int64_t(inverse), hv = integer("hidden_size");
+    if (const Value* f = present(vision, "intermediate_size"); f && hv > 0 && integer("intermediate_size") != hv * merge * merge) {
+        // Llama4VisionMLP2.fc1 takes intermediate_size inputs: the shuffled patches' width.
+        d.add(f->mark(), "vision_config.intermediate_size",
+              "Llama 4's projector reads the shuffled patches (hidden_size / pixel_shuffle_ratio² = " +
+                  std::to_string(hv * merge * merge) + " values) as intermediate_size: expected that, got " + f->describe());
+        return false;
+    }
+    for (const char* key : {"multi_modal_projector_bias", "projector_input_dim", "projector_output_dim", "vision_output_dim",
+                            "pixel_shuffle_ratio", "vision_feature_layer", "vision_feature_select_strategy"})
+        if (present(vision, key)) read.push_back(key);
+    out.set("vision_spatial_merge_size", Value::integer(merge, ratio->mark()));
+    out.set("vision_projector", Value::string("shuffle_mlp", vision.mark()));
+    out.set("vision_projector_width", Value::integer(in, vision.find("projector_input_dim")->mark()));
+    copy(vision, out, {"hidden_size"}, "vision_hidden_size", read);
+    copy(vision, out, {"num_hidden_layers"}, "vision_depth", read);
+    copy(vision, out, {"num_attention_heads"}, "vision_num_heads", read);
+    copy(vision, out, {"intermediate_size"}, "vision_intermediate_size", read);
+    copy(vision, out, {"num_channels"}, "vision_in_channels", read);
+    const Value* patch = copy(vision, out, {"patch_size"}, "vision_patch_size", read);
+    const Value* image = present(vision, "image_size");
+    if (image) read.push_back("image_size");
+    const std::int64_t side = image && image->kind() == Value::Kind::Int ? image->asInt() : 0;
+    const std::int64_t p = patch && patch->kind() == Value::Kind::Int ? patch->asInt() : 0;
+    if (side <= 0 || p <= 0 || side % p != 0 || side / p > 1'000'000) {
+        d.add(image ? image->mark() : vision.mark(), "vision_config.image_size",
+              "Llama 4's position table has (image_size / patch_size)² + 1 rows: expected a whole number of patches a side");
+    } else {
+        out.set("vision_position_embeddings", Value::integer((side / p) * (side / p) + 1, image->mark()));
+    }
+    if (const Value* width = present(out, "hidden_size")) out.set("vision_out_hidden_size", *width, width->mark());
+    out.set("vision_gated_mlp", Value::boolean(false, vision.mark()));
+    out.set("vision_norm", Value::string("layernorm", vision.mark()));
+    out.set("vision_bias", Value::boolean(true, vision.mark()));
+    out.set("vision_patch_bias", Value::boolean(false, vision.mark()));
+    out.set("vision_class_token", Value::boolean(true, vision.mark()));
+    out.set("vision_outer_norms", Value::integer(2, vision.mark()));  // layernorm_pre, layernorm_post
     return true;
 }
 
@@ -92,6 +155,7 @@ bool visionTower(const std::string& modelType, const Value& root, const Value& v
                  std::vector<std::string>& read, std::vector<std::string>& rootRead, Diagnostics& d) {
     if (!vision.isMap()) return false;
     if (modelType == "gemma3") return siglipTower(root, vision, out, read, rootRead, d);
+    if (modelType == "llama4") return llama4Tower(vision, out, read, d);
     const bool v25 = modelType == "qwen2_5_vl", v2 = modelType == "qwen2_vl";
     if (!(v25 || v2)) return false;
     copy(vision, out, {"depth", "num_hidden_layers"}, "vision_depth", read);

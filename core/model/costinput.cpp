@@ -143,7 +143,8 @@ VisionShape visionShape(const ModelSpec& m, std::int64_t visualTokens) {
     v.tokens = visualTokens;
     v.fullBlocks = m.vision_full_attention_blocks.value_or(v.blocks);
     v.pooled = *m.vision_projector == "pooled_linear";
-    v.postNorm = *m.vision_post_norm;
+    v.outerNorms = *m.vision_outer_norms;
+    v.projectorWidth = m.vision_projector_width.value_or(0);
     if (m.vision_window_size) {
         const std::int64_t side = *m.vision_window_size / *m.vision_patch_size;
         v.windowPatches = side * side;

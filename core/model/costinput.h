@@ -91,7 +91,8 @@ struct VisionShape {
     std::int64_t fullBlocks = 0;       // blocks attending over the whole image (all, without windows)
     std::int64_t windowPatches = 0;    // patches a windowed block attends within (0: no windows)
     bool pooled = false;               // Gemma 3's projector: merge patches averaged, RMSNorm, hv -> out
-    bool postNorm = false;             // a norm over every patch after the last block (SigLIP)
+    std::int64_t projectorWidth = 0;   // Llama 4's projector MLP (merge·hv -> w -> w -> out); 0 without
+    std::int64_t outerNorms = 0;       // norms over every patch outside the blocks (SigLIP 1, Llama 4 2)
 };
 
 struct DeviceInfo {

@@ -139,16 +139,22 @@ VisionParameters visionParameters(const ModelSpec& m) {
     // Patch embedding (a convolution over channels · frames · patch² inputs), its bias
     // (SigLIP) and a learned position table (SigLIP's, Gemma 3).
     p.patchEmbed = *m.vision_in_channels * *m.vision_temporal_patch_size * *m.vision_patch_size * *m.vision_patch_size * hv +
-                   (*m.vision_patch_bias ? hv : 0) + *m.vision_position_embeddings * hv;
+                   (*m.vision_patch_bias ? hv : 0) + *m.vision_position_embeddings * hv + (*m.vision_class_token ? hv : 0);
     const std::int64_t inputs = *m.vision_gated_mlp ? 2 : 1;
     p.perBlock = 2 * norm + 3 * hv * hv + hv * hv + (inputs + 1) * hv * f + (bias ? 3 * hv + hv + inputs * f + hv : 0);
     p.blocks = *m.vision_depth;
     const std::int64_t out = *m.vision_out_hidden_size;
-    if (*m.vision_projector == "pooled_linear")  // Gemma3MultiModalProjector: RMSNorm(hv), then hv -> out, no bias
+    if (*m.vision_projector == "pooled_linear") {  // Gemma3MultiModalProjector: RMSNorm(hv), then hv -> out, no bias
         p.merger = hv + hv * out;
-    else  // PatchMerger: a norm over hv, then merged -> merged -> out
+    } else if (*m.vision_projector == "shuffle_mlp") {  // Llama4VisionMLP2 merged -> w -> w, then linear_1 w -> out
+        const std::int64_t w = *m.vision_projector_width;
+        p.merger = merged * w + w * w + w * out;
+    } else {  // PatchMerger: a norm over hv, then merged -> merged -> out
         p.merger = norm + merged * merged + merged * out + (bias ? merged + out : 0);
-    if (*m.vision_post_norm) p.merger += norm;  // SigLIP's post_layernorm, counted with what follows the blocks
+    }
+    // Norms outside the blocks (SigLIP's post_layernorm; Llama 4's pre and post), counted
+    // with what follows the blocks.
+    p.merger += *m.vision_outer_norms * norm;
     return p;
 }
 

@@ -42,8 +42,12 @@ VisionCost visionCost(const CostInput& in, const RecomputeClass& cls, const Grou
     const double patches = double(run.seq) * double(st.mbs) / double(st.cp), merged = patches / double(v.merge);
     const double hv = double(v.block.h), wide = hv * double(v.merge);
     const double embedFlops = 2 * patches * double(v.patchInputs) * hv;
-    // The merger's GEMMs: two over the concatenated patches, or (pooled) one from hv.
-    const double mergerPerToken = v.pooled ? hv * double(v.outWidth) : wide * wide + wide * double(v.outWidth);
+    // The merger's GEMMs: two over the concatenated patches, or (pooled) one from hv, or
+    // (Llama 4) three through its projector's width w.
+    const double w = double(v.projectorWidth);
+    const double mergerPerToken = v.pooled ? hv * double(v.outWidth)
+                                  : w > 0  ? wide * w + w * w + w * double(v.outWidth)
+                                           : wide * wide + wide * double(v.outWidth);
     const double mergerFlops = 2 * merged * mergerPerToken / t;
     const double forward = matmulSeconds(embedFlops, dev) + matmulSeconds(mergerFlops, dev);
     out.forward += forward;
@@ -52,10 +56,12 @@ VisionCost visionCost(const CostInput& in, const RecomputeClass& cls, const Grou
     out.paramsDevice += double(v.patchEmbedParams) + double(v.mergerParams) / t;
     // Kept: the pixels, the merger's norm input and its two linear layers' inputs - or,
     // pooled, the pooled tokens at the norm and at the one linear layer (an average
-    // needs no input for its gradient); a post-norm keeps every patch once more.
-    out.kept += Bc * (patches * double(v.patchInputs) +
-                      (v.pooled ? 2 * merged * hv : patches * hv + merged * wide + merged * wide / t) +
-                      (v.postNorm ? patches * hv : 0));
+    // needs no input for its gradient), or Llama 4's three linear layers' inputs; each
+    // norm outside the blocks keeps every patch once more.
+    const double projectorKept = v.pooled ? 2 * merged * hv
+                                 : w > 0  ? merged * wide + 2 * merged * w / t
+                                          : patches * hv + merged * wide + merged * wide / t;
+    out.kept += Bc * (patches * double(v.patchInputs) + projectorKept + double(v.outerNorms) * patches * hv);
     const double tokens = double(run.seq) * double(st.mbs) / double(v.merge);
     out.modelFlopsForward += 2 * tokens * double(v.merge) * double(v.patchInputs) * hv + 2 * tokens * mergerPerToken;
     return out;

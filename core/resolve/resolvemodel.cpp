@@ -73,7 +73,8 @@ double parameterBound(const ModelSpec& m) {
     const double vw = std::max({d(m.vision_hidden_size) * merge, d(m.vision_intermediate_size), d(m.vision_out_hidden_size),
                                 d(m.vision_in_channels) * d(m.vision_temporal_patch_size) * d(m.vision_patch_size) * d(m.vision_patch_size)});
     return layers * (40 + 8 * experts) * w * w + (2 * d(m.vocab_size) + d(m.max_position_embeddings) + 2) * h +
-           (d(m.vision_depth) + 4) * 40 * vw * vw + d(m.vision_position_embeddings) * d(m.vision_hidden_size);
+           (d(m.vision_depth) + 4) * 40 * vw * vw + d(m.vision_position_embeddings) * d(m.vision_hidden_size) +
+           3 * d(m.vision_projector_width) * (d(m.vision_projector_width) + vw);
 }
 
 }  // namespace
@@ -109,7 +110,7 @@ void Resolver::resolveVision(ModelSpec& m) {
     const bool any = std::any_of(std::begin(fields), std::end(fields), [](const auto& f) { return f.second; }) ||
                      m.vision_temporal_patch_size || m.vision_in_channels || m.vision_window_size ||
                      m.vision_full_attention_blocks || m.vision_projector || m.vision_position_embeddings ||
-                     m.vision_patch_bias || m.vision_post_norm;
+                     m.vision_patch_bias || m.vision_outer_norms || m.vision_class_token || m.vision_projector_width;
     if (!any) return;
     for (auto [key, stated] : fields)
         if (!stated) refuse(std::string("model.") + key, "required: the model states a vision tower (vision_* fields)");
@@ -120,7 +121,11 @@ void Resolver::resolveVision(ModelSpec& m) {
     fill("model.vision_position_embeddings", m.vision_position_embeddings, std::int64_t{0}, Origin::Default,
          "no learned position table (rotary positions, as Qwen2-VL)");
     fill("model.vision_patch_bias", m.vision_patch_bias, false, Origin::Default, "patch embedding without bias (Qwen2-VL)");
-    fill("model.vision_post_norm", m.vision_post_norm, false, Origin::Default, "no norm after the last block (Qwen2-VL)");
+    fill("model.vision_outer_norms", m.vision_outer_norms, std::int64_t{0}, Origin::Default, "no norm outside the blocks (Qwen2-VL)");
+    fill("model.vision_class_token", m.vision_class_token, false, Origin::Default, "no class token (Qwen2-VL)");
+    if (m.vision_projector && (*m.vision_projector == "shuffle_mlp") != m.vision_projector_width.has_value())
+        refuse("model.vision_projector_width", m.vision_projector_width ? "is stated, but vision_projector is not shuffle_mlp"
+                                                                        : "required: vision_projector shuffle_mlp has an MLP of this width");
     if (m.vision_hidden_size && m.vision_num_heads && *m.vision_hidden_size % *m.vision_num_heads != 0)
         refuse("model.vision_num_heads", "must divide vision_hidden_size (" + num(*m.vision_hidden_size) + "), got " +
                                              num(*m.vision_num_heads));

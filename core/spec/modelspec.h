@@ -17,9 +17,11 @@ namespace tessera::core {
 
 inline constexpr std::string_view kNorms[] = {"rmsnorm", "layernorm"};
 // How a vision tower's patches become language-model tokens: Qwen2-VL's PatchMerger
-// (a norm, then an MLP over merge² concatenated patches), or Gemma 3's projector (merge²
-// patches averaged, an RMSNorm, one linear layer without bias).
-inline constexpr std::string_view kVisionProjectors[] = {"merger", "pooled_linear"};
+// (a norm, then an MLP over merge² concatenated patches), Gemma 3's projector (merge²
+// patches averaged, an RMSNorm, one linear layer without bias), or Llama 4's (a pixel
+// shuffle concatenating merge² patches, a two-layer MLP of vision_projector_width, then
+// one linear layer to the language model; no biases).
+inline constexpr std::string_view kVisionProjectors[] = {"merger", "pooled_linear", "shuffle_mlp"};
 inline constexpr std::string_view kPositionEmbeddings[] = {"rope", "learned", "none"};
 inline constexpr std::string_view kActivations[] = {"silu", "gelu", "gelu_new", "gelu_pytorch_tanh", "relu", "swish"};
 // Transformers' layer_types spellings: full causal attention, a sliding window of the
@@ -98,11 +100,12 @@ struct ModelSpec {
     std::optional<bool> vision_gated_mlp, vision_bias;
     std::optional<std::string> vision_norm;
     std::optional<std::int64_t> vision_window_size, vision_full_attention_blocks;
-    // SigLIP-style towers (Gemma 3): a learned position table, a biased patch embedding,
-    // a norm after the last block, and the pooled projector. Filled as Qwen's when unstated.
+    // SigLIP and Llama 4 towers: a learned position table, a biased patch embedding,
+    // norms outside the blocks, a class token, and their projectors. Filled as Qwen's
+    // when unstated.
     std::optional<std::string> vision_projector;
-    std::optional<std::int64_t> vision_position_embeddings;
-    std::optional<bool> vision_patch_bias, vision_post_norm;
+    std::optional<std::int64_t> vision_position_embeddings, vision_outer_norms, vision_projector_width;
+    std::optional<bool> vision_patch_bias, vision_class_token;
     // What an import found and Tessera does not price, carried with the model so every
     // report shows it (never dropped in silence).
     std::optional<std::vector<std::string>> unpriced_keys;
@@ -203,7 +206,13 @@ void visit(Spec& m, V& v) {
                "patch_size)², 4096 for Gemma 3); 0 for rotary positions (Qwen2-VL)"}, m.vision_position_embeddings, whole);
     v.flag({"vision_patch_bias", "Vision tower: a bias on the patch embedding (SigLIP's Conv2d; Qwen2-VL's Conv3d has none)"},
            m.vision_patch_bias);
-    v.flag({"vision_post_norm", "Vision tower: a norm after its last block (SigLIP post_layernorm)"}, m.vision_post_norm);
+    v.integer({"vision_outer_norms", "Vision tower: norms over every patch outside its blocks (SigLIP post_layernorm: 1; "
+               "Llama 4 layernorm_pre and layernorm_post: 2)"}, m.vision_outer_norms, IntRange{0, 2});
+    v.flag({"vision_class_token", "Vision tower: a learned class token (Llama 4's class_embedding); its parameters are "
+            "counted, its one extra position among a tile's patches is not priced apart"}, m.vision_class_token);
+    v.integer({"vision_projector_width", "Vision tower: the width of Llama 4's projector MLP (projector_input_dim = "
+               "projector_output_dim = vision_output_dim, 4096); only with vision_projector shuffle_mlp", "elements"},
+              m.vision_projector_width, positive);
     v.textList({"unpriced_keys", "Keys of the imported config.json that Tessera does not price, as the import listed them"},
                m.unpriced_keys, Choices{});
     // clang-format on

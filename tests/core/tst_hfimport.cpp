@@ -85,6 +85,9 @@ private slots:
         // Llama 4 text towers, counted from modeling_llama4.py's structure (SOURCES.md): Maverick's 400B on
         // its model card; Scout's card total (109B) includes the vision tower, which is not priced yet.
         QTest::newRow("Llama 4 Scout text (shared expert, chunked, NoPE)") << "llama4-scout.partial.json" << "llama4" << qint64(107769861120) << qint64(16) << 0.0;
+        // Llama 4 Scout whole (model card "109B"): text 107,769,861,120 + vision tower and projector 871,932,416,
+        // the tower term by term as the per-tensor table of SOURCES.md lists it.
+        QTest::newRow("Llama 4 Scout (vision tower, pixel-shuffle projector)") << "llama4-scout.json" << "llama4" << qint64(108641793536) << qint64(16) << 0.0;
         QTest::newRow("Llama 4 Maverick text (interleave_moe_layer_step 2)") << "llama4-maverick.partial.json" << "llama4" << qint64(400711848960) << qint64(128) << 0.0;
         // Phi-3-mini-4k: 3,821,079,552 (HF safetensors "3.82B"), Llama's counts under phi3.
         QTest::newRow("Phi-3-mini-4k (phi3)") << "phi3-mini-4k.partial.json" << "llama" << qint64(3821079552) << qint64(1) << 0.0;
@@ -163,6 +166,26 @@ private slots:
         odd.replace(odd.find("\"mm_tokens_per_image\": 256"), 26, "\"mm_tokens_per_image\": 250");
         QVERIFY2(importError(odd).contains("mm_tokens_per_image: the projector pools a square of patches per token"),
                  qPrintable(importError(odd)));
+    }
+
+    // Llama 4's tower as modeling_llama4.py builds it, each part against the per-tensor
+    // table of SOURCES.md: patch linear 3·14²·1408 (no bias), class token 1408, positions
+    // 577·1408; a block 23,807,872; layernorm_pre and _post; the pixel-shuffle MLP
+    // 5632·4096 + 4096² and the projector 4096·5120.
+    void llama4Tower() {
+        const ModelSpec m = resolveModel(importFile("llama4-scout.json"));
+        const VisionParameters v = visionParameters(m);
+        QCOMPARE(v.patchEmbed, std::int64_t{827904 + 1408 + 812416});
+        QCOMPARE(v.perBlock, std::int64_t{23807872});
+        QCOMPARE(v.blocks, std::int64_t{34});
+        QCOMPARE(v.merger, std::int64_t{23068672 + 16777216 + 20971520 + 4 * 1408});
+        QCOMPARE(v.total(), std::int64_t{871932416});
+        QCOMPARE(*m.vision_spatial_merge_size, std::int64_t{2});  // pixel_shuffle_ratio 0.5
+        // A shuffle the projector's widths do not join is refused by name.
+        std::string text = loadText(kData + "/hf/llama4-scout.json");
+        text.replace(text.find("\"intermediate_size\": 5632"), 25, "\"intermediate_size\": 5000");
+        QVERIFY2(importError(text).contains("vision_config.intermediate_size: Llama 4's projector reads the shuffled patches"),
+                 qPrintable(importError(text)));
     }
 
     void visionLanguageTextTower() {
@@ -278,9 +301,11 @@ private slots:
         QCOMPARE(*vlModel.vision_full_attention_blocks, std::int64_t{4});
         const VisionParameters v = visionParameters(resolveModel(modelFromValue(vl.model, "model", d)));
         QCOMPARE(v.total(), std::int64_t{676550144});
-        // A tower Tessera does not price (Llama 4's) stays listed whole.
+        // A tower shape Tessera does not price (Llama 4's with a projector bias) stays listed whole.
         const HfImport llama4 = importHf(parseDocument(R"({"model_type": "llama4", "text_config": {"model_type": "llama4_text"},
-            "vision_config": {"model_type": "llama4_vision_model", "hidden_size": 1408}})", "config.json", Format::Json), d);
+            "vision_config": {"model_type": "llama4_vision_model", "hidden_size": 1408, "multi_modal_projector_bias": true,
+                              "projector_input_dim": 4096, "projector_output_dim": 4096, "vision_output_dim": 4096}})",
+                                                     "config.json", Format::Json), d);
         QVERIFY(has(llama4.unpriced, "vision_config"));
     }
 

@@ -82,6 +82,23 @@ private slots:
         QVERIFY(one.stages[0].memory.activations > half.stages[0].memory.activations);
     }
 
+    // Llama 4's tower the same way (modeling_llama4.py): 34 blocks of plain MLP over P patches,
+    // the unfold-and-linear patch embedding, and the pixel-shuffle projector over P/4 tokens:
+    // 5632 -> 4096 -> 4096, then 4096 -> 5120.
+    void llama4TowerFlops() {
+        auto scout = [](int tokens) {
+            return "model: {file: " + kData + "/hf/llama4-scout.json}\ncluster: {device: h100-sxm, devices: 8}\n"
+                   "exec: {tp: 8, ep: 8, expert_tp: 1, seq_length: 4096, global_batch_size: 16, visual_seq_len: " + std::to_string(tokens) + "}\n";
+        };
+        const Estimate one = estimateOfYaml(scout(144)), two = estimateOfYaml(scout(288));
+        const double h = 1408, f = 5632, w = 4096;
+        auto tower = [&](double P) {
+            return 34 * (2 * P * (4 * h * h + 2 * h * f) + 4 * P * P * h) + 2 * P * (3 * 14 * 14) * h +
+                   2 * (P / 4) * (4 * h * w + w * w + w * 5120);
+        };
+        QCOMPARE(two.modelFlopsPerStep - one.modelFlopsPerStep, 3 * 16 * (tower(288 * 4) - tower(144 * 4)));
+    }
+
     // Qwen2.5-VL's windowed blocks: under flash they attend within their 64 patches; the
     // unfused core masks the whole square, and prices as if no block were windowed.
     void windowedBlocks() {

@@ -189,7 +189,9 @@ const Entry kModel[] = {
     {"vision_projector", "Projector", kVision, vision},
     {"vision_position_embeddings", "Learned positions", kVision, vision},
     {"vision_patch_bias", "Patch bias", kVision, vision},
-    {"vision_post_norm", "Post-norm", kVision, vision},
+    {"vision_outer_norms", "Norms outside blocks", kVision, vision},
+    {"vision_class_token", "Class token", kVision, vision},
+    {"vision_projector_width", "Projector width", kVision, vision},
     {"unpriced_keys", "Keys not priced", kOther},
 };
 
