@@ -91,6 +91,8 @@ private slots:
         QTest::newRow("Llama 4 Maverick text (interleave_moe_layer_step 2)") << "llama4-maverick.partial.json" << "llama4" << qint64(400711848960) << qint64(128) << 0.0;
         // Phi-3-mini-4k: 3,821,079,552 (HF safetensors "3.82B"), Llama's counts under phi3.
         QTest::newRow("Phi-3-mini-4k (phi3)") << "phi3-mini-4k.partial.json" << "llama" << qint64(3821079552) << qint64(1) << 0.0;
+        // Phi-4 (phi3 with GQA 40/10, the body of Phi-3-medium; HF "14.7B"): its own config.json, unedited.
+        QTest::newRow("Phi-4 (phi3, GQA)") << "phi-4.json" << "llama" << qint64(14659507200) << qint64(1) << 0.0;
         // Vision-language models, whole (the vision tower is in the count, tests/data/hf/SOURCES.md):
         // Qwen2.5-VL-7B 8,292,166,656 = text 7,615,616,512 + vision 676,550,144 (checkpoint tensor sum);
         // Qwen2-VL-7B 8,291,375,616 (HF "8.29B"; modeling_qwen2_vl.py: LayerNorm, fc1/fc2 at embed_dim·mlp_ratio).
