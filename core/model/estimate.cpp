@@ -39,6 +39,7 @@ struct SimulatedStage {
     std::array<double, detail::kMaxChunks> chunkKept{};
     std::int64_t layers = 0;
     StageTime time;
+    VisionShare vision;
     double kept() const {
         double sum = 0;
         for (double k : chunkKept) sum += k;
@@ -134,6 +135,8 @@ Summary evaluateSimulated(const CostInput& in, const std::vector<SimulatedStage>
             out.time = own.time;
             out.hasMirror = mirrored;
             if (mirror) out.mirror = mirror->time;
+            out.vision = own.vision;
+            if (mirror) out.vision += mirror->vision;
             const double work = share * sum(r, [](const SimulatedStage& d) { return d.time.perMicroBatch(); }) +
                                 run.pairStretchSeconds[std::size_t(r)];
             out.hiddenBySchedule = std::max(0.0, work - run.busy[std::size_t(r)]);
@@ -202,6 +205,7 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
             slot.params = body.params + body.expertParams;
             slot.layers = body.layers;
             slot.time = body.time;
+            slot.vision = body.vision;
             continue;
         }
         double activations = 0;
@@ -246,6 +250,7 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
             out.parameters = body.params + body.expertParams;
             out.memory = mem;
             out.time = time;
+            out.vision = body.vision;
         }
     }
 

@@ -68,6 +68,21 @@ struct StageTime {  // one micro-batch through all the stage's chunks, seconds
     double perMicroBatch() const { return forward + backward + weightGrad + recompute; }
 };
 
+// What a stage's figures hold of the model's vision tower (the first stage's, and under
+// DualPipe the last device's mirrored copy): folded into its memory terms and times,
+// and said apart so a reader sees what the tower costs.
+struct VisionShare {
+    double parameters = 0;         // elements on one device
+    double keptPerMicroBatch = 0;  // bytes saved for backward, one micro-batch
+    double forwardSeconds = 0, backwardSeconds = 0;  // one micro-batch (backward: input, weight, recompute)
+    bool any() const { return parameters > 0; }
+    VisionShare& operator+=(const VisionShare& o) {
+        parameters += o.parameters, keptPerMicroBatch += o.keptPerMicroBatch;
+        forwardSeconds += o.forwardSeconds, backwardSeconds += o.backwardSeconds;
+        return *this;
+    }
+};
+
 struct StageEstimate {
     int stage = 0;
     std::int64_t layers = 0;
@@ -81,6 +96,7 @@ struct StageEstimate {
     bool hasMirror = false;
     StageTime mirror;
     double hiddenBySchedule = 0;  // per step: exposed communication the F&B pairs hid on this device
+    VisionShare vision;           // of the figures above, the vision tower's
 };
 
 struct TimeBreakdown {

@@ -266,6 +266,7 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
         time.exposed.tp += vc.tpExposed, time.exposed.cp += vc.cpExposed, time.tp += vc.tpSeconds, time.cp += vc.cpSeconds;
         b.head.forward += vc.forward, b.head.backward += vc.backwardInput + vc.backwardWeight + vc.recompute;
         b.modelFlopsForward += vc.modelFlopsForward;
+        b.vision = {vc.paramsDevice, vc.kept, vc.forward, vc.backwardInput + vc.backwardWeight + vc.recompute};
     }
     // The output layer and loss on the last stage, once more per MTP depth.
     if (last) {

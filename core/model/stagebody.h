@@ -84,6 +84,7 @@ struct StageBody {
     // (exec.host_link_overlap of the other layers'), before the exposed part is taken.
     double offloadCopy = 0, offloadBackWindow = 0;
     StageEnd head, tail;
+    VisionShare vision;  // of the above, the vision tower's (first stage only)
 };
 
 // What one parameter element costs a device once, term by term, as a stage body counts

@@ -77,6 +77,15 @@ std::vector<std::string> keyFigures(const Estimate& e) {
     return out;
 }
 
+std::string visionShareText(const StageEstimate& st) {
+    if (!st.vision.any()) return {};
+    return formatText("%s %d holds the vision tower, in the figures above: %s parameters on one device, %s GiB kept a "
+                      "micro-batch in flight, %s forward and %s backward a micro-batch",
+                      st.hasMirror ? "Device" : "Stage", st.stage, withThousands(std::llround(st.vision.parameters)).c_str(),
+                      gibNumber(Bytes(st.vision.keptPerMicroBatch), 2).c_str(), formatSeconds(st.vision.forwardSeconds).c_str(),
+                      formatSeconds(st.vision.backwardSeconds).c_str());
+}
+
 std::string estimateText(const ResolvedScenario& r, const Estimate& e, const FitAdvice* fit) {
     std::string out = headline(r) + "\n" + strategyLine(r) + "\n\n";
     out += "Memory per device, GiB (2^30 bytes)\n";
@@ -89,6 +98,8 @@ std::string estimateText(const ResolvedScenario& r, const Estimate& e, const Fit
                       gibNumber(m.buffers).c_str(), gibNumber(m.working).c_str(), gibNumber(m.reserve).c_str(), gibNumber(m.total()).c_str(),
                       m.total() > e.deviceMemory ? "  over" : "");
     }
+    for (const StageEstimate& st : e.stages)
+        if (st.vision.any()) out += visionShareText(st) + "\n";
     if (fit) out += "\n" + fitText(*fit);
     out += "\nTime per micro-batch on each stage\n";
     out += "stage    forward   backward     w-grad  recompute  exposed comm\n";
@@ -158,6 +169,11 @@ std::string estimateJson(const ResolvedScenario& r, const Estimate& e, const Fit
             stage["mirror_stage"] = int(e.stages.size()) - 1 - st.stage;
             stage["mirror_time"] = timeJson(st.mirror);
         }
+        if (st.vision.any())  // of the figures above, the vision tower's
+            stage["vision_tower"] = {{"parameters", std::llround(st.vision.parameters)},
+                                     {"kept_bytes_per_micro_batch", std::llround(st.vision.keptPerMicroBatch)},
+                                     {"forward_s", st.vision.forwardSeconds},
+                                     {"backward_s", st.vision.backwardSeconds}};
         stages.push_back(stage);
     }
     out["stages"] = stages;

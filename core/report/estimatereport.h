@@ -15,6 +15,9 @@ struct FitAdvice;  // fit/advice.h
 // With `fit`, the text says after the memory table why it does not fit and what would
 // (or the nearest faster strategies), and the JSON has it as `fit_suggestions`.
 std::string estimateText(const ResolvedScenario& r, const Estimate& e, const FitAdvice* fit = nullptr);
+// "Stage 0 holds the vision tower, in the figures above: ..." for a stage that holds one;
+// empty otherwise (the text output, the Memory view and the review say the same).
+std::string visionShareText(const StageEstimate& stage);
 std::string estimateJson(const ResolvedScenario& r, const Estimate& e, const FitAdvice* fit = nullptr);
 
 // The lines a title block and the text start with: "Llama-3 70B on 64 × H100 SXM"

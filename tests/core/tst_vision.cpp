@@ -7,6 +7,7 @@
 #include "costhelpers.h"
 #include "model/estimate.h"
 #include "model/parameters.h"
+#include "report/estimatereport.h"
 
 using namespace tessera::core;
 using namespace tessera::testing;
@@ -44,6 +45,12 @@ private slots:
         // of a block, its two norms and the biases of its row-parallel outputs (5,120) whole too.
         const double tower = 32.0 * ((19702200 - 5120) / 2.0 + 5120) + 1505280 + 44574464.0 / 2;
         QCOMPARE(vl.stages[0].parameters - text.stages[0].parameters, tower);
+        // ... and the stage says so apart (estimate text, JSON, the Memory view).
+        QCOMPARE(vl.stages[0].vision.parameters, tower);
+        QVERIFY(!vl.stages[1].vision.any() && !text.stages[0].vision.any());
+        QCOMPARE(double(vl.stages[0].time.forward - text.stages[0].time.forward), vl.stages[0].vision.forwardSeconds);
+        QVERIFY(vl.stages[0].vision.keptPerMicroBatch > 0);
+        QVERIFY(visionShareText(vl.stages[0]).starts_with("Stage 0 holds the vision tower, in the figures above: "));
         QCOMPARE(countParameters(resolveYaml(scenario(true, "")).scenario.model).total() -
                      countParameters(resolveYaml(scenario(false, "")).scenario.model).total(),
                  std::int64_t{676550144});

@@ -10,6 +10,7 @@
 #include "charts/memorychart.h"
 #include "views/fitpanel.h"
 #include "views/layerstrip.h"
+#include "report/estimatereport.h"
 #include "models/stagememorymodel.h"
 #include "charts/hovertip.h"
 #include "session/session.h"
@@ -63,6 +64,9 @@ void MemoryView::update() {
                           .arg(e.fits ? QString() : tr(" · does not fit"));
     // (Only a device of two stages names its mirror: no %7 to fill otherwise.)
     if (peak.hasMirror) summary = summary.arg(int(e.stages.size()) - 1 - peak.stage);
+    // The vision tower is folded into its stage's terms; say what it holds there.
+    for (const core::StageEstimate& st : e.stages)
+        if (st.vision.any()) summary += QStringLiteral("\n") + qs(core::visionShareText(st));
     m_summary->setText(summary);
     const QString note = m_session.notCurrentNote();
     if (!note.isEmpty()) m_summary->setText(note + QStringLiteral(" · ") + m_summary->text());
