@@ -188,6 +188,7 @@ CostInput runCostInput(const ResolvedScenario& r) {
     CostInput in;
     in.model = modelShape(m);
     in.vision = visionShape(m, r.scenario.exec.visual_seq_len.value_or(0));
+    in.vision.frozen = r.scenario.exec.freeze_vision_tower.value_or(false);
 
     DeviceInfo& dev = in.device;
     dev.name = *d.name;

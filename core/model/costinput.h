@@ -93,6 +93,7 @@ struct VisionShape {
     bool pooled = false;               // Gemma 3's projector: merge patches averaged, RMSNorm, hv -> out
     std::int64_t projectorWidth = 0;   // Llama 4's projector MLP (merge·hv -> w -> w -> out); 0 without
     std::int64_t outerNorms = 0;       // norms over every patch outside the blocks (SigLIP 1, Llama 4 2)
+    bool frozen = false;               // exec.freeze_vision_tower: weights only, forward only
 };
 
 struct DeviceInfo {

@@ -192,7 +192,7 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
     for (std::int64_t stage = 0; stage < p; ++stage) {
         const bool middle = stage > 0 && stage < p - 1;
         if (!(middle && stage > 1 && sameLayers(ctx, stage))) body = detail::stageBody(ctx, stage);
-        maxDeviceParams = std::max(maxDeviceParams, body.params + body.expertParams);
+        maxDeviceParams = std::max(maxDeviceParams, body.params + body.expertParams + body.frozenParams);
         modelFlopsForward += body.modelFlopsForward;
         if (simulated) {  // priced with its mirror stage, or its V's two chunks, below
             SimulatedStage& slot = slots[std::size_t(stage)];
@@ -202,7 +202,7 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
             slot.chunkKept[0] += body.embeddingKept;
             slot.chunkKept[std::size_t(v == 1 && st.schedule == Schedule::DualPipe ? 1 : v - 1)] += body.outputKept;
             slot.weightGradKept = body.weightGradKept;
-            slot.params = body.params + body.expertParams;
+            slot.params = body.params + body.expertParams + body.frozenParams;
             slot.layers = body.layers;
             slot.time = body.time;
             slot.vision = body.vision;
@@ -247,7 +247,7 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
             for (std::int64_t chunk = 0; chunk < v; ++chunk)
                 out.inFlightPerChunk.push_back(inFlightChunkForwards(shape, int(stage), int(chunk)));
             out.inFlightMicroBatches = (held + v * parts - 1) / (v * parts);
-            out.parameters = body.params + body.expertParams;
+            out.parameters = body.params + body.expertParams + body.frozenParams;
             out.memory = mem;
             out.time = time;
             out.vision = body.vision;

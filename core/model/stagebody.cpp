@@ -256,9 +256,27 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
     // first stage, recomputing as that stage's first layer does (model/visioncost.h).
     if (first && in.vision.blocks > 0) {
         const RecomputeClass& cls = st.classes[st.layerClass.empty() ? 0 : st.layerClass[0]];
-        const VisionCost vc = visionCost(in, cls, ctx.links);
+        VisionCost vc = visionCost(in, cls, ctx.links);
+        if (in.vision.frozen) {
+            // Frozen (exec.freeze_vision_tower): nothing before it needs a gradient and its
+            // weights take none, so it runs forward only, keeps nothing for backward, and
+            // holds its weights alone (no gradients, states or master copy). Its model
+            // FLOPs are the forward's once, not the trained layers' three times.
+            // The exposed collectives by dimension keep the forward's share, so they still
+            // sum to what the stage's times hold; the unoverlapped ones likewise.
+            const double both = vc.commExposedForward + vc.commExposedBackward;
+            const double forwardShare = both > 0 ? vc.commExposedForward / both : 0.5;
+            vc.tpExposed *= forwardShare, vc.cpExposed *= forwardShare;
+            vc.tpSeconds *= 0.5, vc.cpSeconds *= 0.5;  // a forward's collectives, of forward + backward
+            vc.kept = 0, vc.backwardInput = vc.backwardWeight = vc.recompute = 0;
+            vc.commExposedBackward = 0;
+            vc.modelFlopsForward /= 3;
+            b.frozenParams += vc.paramsDevice;
+        } else {
+            b.params += vc.paramsDevice;
+        }
         b.embeddingKept += vc.kept, b.head.kept += vc.kept;
-        b.params += vc.paramsDevice, b.head.params += vc.paramsDevice;
+        b.head.params += vc.paramsDevice;
         working = std::max(working, vc.working);
         time.forward += vc.forward, time.backward += vc.backwardInput, time.weightGrad += vc.backwardWeight;
         time.recompute += vc.recompute;
@@ -311,7 +329,8 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
     const ElementBytes dense = elementBytes(run, st, R, false), table = elementBytes(run, st, R, true),
                        expert = elementBytes(run, st, Re, false);
     // FP8 runs hold each FP8 weight's quantised copies too (coefficients.h kFp8WeightCopyBytes).
-    mem.parameters = wholeBytes(params * dense.parameter + expertParams * expert.parameter + b.fp8Weights * kFp8WeightCopyBytes);
+    mem.parameters = wholeBytes(params * dense.parameter + expertParams * expert.parameter + b.fp8Weights * kFp8WeightCopyBytes +
+                                b.frozenParams * dense.parameter);
     mem.gradients = wholeBytes(params * dense.gradient + expertParams * expert.gradient);
     mem.optimizerStates =
         wholeBytes((params - tableParams) * dense.states + tableParams * table.states + expertParams * expert.states);

@@ -85,6 +85,7 @@ struct StageBody {
     double offloadCopy = 0, offloadBackWindow = 0;
     StageEnd head, tail;
     VisionShare vision;  // of the above, the vision tower's (first stage only)
+    double frozenParams = 0;  // elements held as weights only (a frozen vision tower), not in `params`
 };
 
 // What one parameter element costs a device once, term by term, as a stage body counts

@@ -42,6 +42,8 @@ void Resolver::resolveExecRun() {
         refuse("exec.visual_seq_len", "required: the model has a vision tower; state the image tokens per sample it hands "
                                       "the language model");
     if (!m.vision_hidden_size && e.visual_seq_len) refuse("exec.visual_seq_len", "is stated, but the model has no vision tower");
+    if (!m.vision_hidden_size && e.freeze_vision_tower && *e.freeze_vision_tower)
+        refuse("exec.freeze_vision_tower", "is true, but the model has no vision tower");
     if (e.visual_seq_len && e.seq_length && *e.visual_seq_len > *e.seq_length)
         refuse("exec.visual_seq_len", "the image tokens sit in the sequence: at most seq_length (" + num(*e.seq_length) +
                                           "), got " + num(*e.visual_seq_len));

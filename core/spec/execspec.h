@@ -75,7 +75,7 @@ struct ExecSpec {
     std::optional<bool> activation_func_fp8_input_store;
     std::optional<std::string> cp_algo;
     std::optional<double> capacity_factor;
-    std::optional<bool> shard_mtp_param, frozen;
+    std::optional<bool> shard_mtp_param, frozen, freeze_vision_tower;
     std::optional<std::string> optimizer;
     std::optional<std::string> compute_dtype;
     std::optional<std::string> fp8_recipe;
@@ -184,6 +184,9 @@ void visit(Spec& e, V& v) {
     v.real({"capacity_factor", "Expert token capacity factor; unstated is dropless"}, e.capacity_factor, RealRange{0, 1e6, true, false});
     v.flag({"shard_mtp_param", "MTP parameters are sharded like the body's"}, e.shard_mtp_param);
     v.flag({"frozen", "Parameters are frozen (no gradients or optimizer)"}, e.frozen);
+    v.flag({"freeze_vision_tower", "The vision tower and its projector are frozen (MindSpeed's vision_encoder and "
+            "vision_projector freeze: true): their weights take no gradients, optimizer states or master copy, and they "
+            "run forward only, keeping nothing for backward"}, e.freeze_vision_tower);
     v.choice({"optimizer", "Optimizer"}, e.optimizer, kOptimizers);
     v.choice({"compute_dtype", "Data type of the matmuls (which device peak applies)"}, e.compute_dtype, kComputeDtypes);
     v.choice({"fp8_recipe", "How an FP8 run scales its tensors (Megatron-LM --fp8-recipe): delayed or current "

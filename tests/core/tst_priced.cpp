@@ -194,6 +194,8 @@ const std::vector<Row>& rows() {
         {"train_tokens", kDense, {"exec.train_tokens=1000000000000"}, {"exec.train_tokens=15000000000000"}, Moves::Days,
          "the run's steps at the priced step time; no byte or second of a step"},
         {"visual_seq_len", kVision, {}, {"exec.visual_seq_len=1024"}, Moves::Memory, "the vision tower's patches on the first stage"},
+        {"freeze_vision_tower", kVision, {}, {"exec.freeze_vision_tower=true"}, Moves::Memory,
+         "MindSpeed vision_encoder.freeze: no gradients, states or kept activations for the tower"},
         {"device_memory", kDense, {}, {"exec.device_memory=40 GiB"}, Moves::Budget, "the budget"},
         {"memory_reserve", kDense, {}, {"exec.memory_reserve=0"}, Moves::Memory, "the seed's 1 GiB safety buffer"},
         {"activation_offload", kDense, {}, {"exec.activation_offload=4"}, Moves::Memory,

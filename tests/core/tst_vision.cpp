@@ -106,6 +106,33 @@ private slots:
         QCOMPARE(two.modelFlopsPerStep - one.modelFlopsPerStep, 3 * 16 * (tower(288 * 4) - tower(144 * 4)));
     }
 
+    // A frozen tower (MindSpeed freeze: true) holds its weights alone, runs forward only and
+    // keeps nothing: stage 0 loses exactly the tower's gradients, states and master copy
+    // (fp32 gradients, the default grad_bytes 4, + 2 fp32 states + fp32 master = 16 bytes an element, unsharded).
+    void frozenTower() {
+        const Estimate trained = estimateOfYaml(scenario(true, "tp: 2"));
+        const Estimate frozen = estimateOfYaml(scenario(true, "tp: 2, freeze_vision_tower: true"));
+        const StageEstimate &a = trained.stages[0], &b = frozen.stages[0];
+        QCOMPARE(b.parameters, a.parameters);
+        QCOMPARE(b.memory.parameters, a.memory.parameters);
+        QVERIFY(b.memory.gradients < a.memory.gradients);
+        const double perElement = double(a.memory.gradients - b.memory.gradients + a.memory.optimizerStates -
+                                         b.memory.optimizerStates + a.memory.mainParameters - b.memory.mainParameters) /
+                                  a.vision.parameters;
+        QVERIFY2(std::abs(perElement - 16) < 1e-3, qPrintable(QString::number(perElement)));
+        QCOMPARE(b.vision.keptPerMicroBatch, 0.0);
+        QCOMPARE(b.vision.backwardSeconds, 0.0);
+        QCOMPARE(b.vision.forwardSeconds, a.vision.forwardSeconds);
+        QVERIFY(b.memory.activations < a.memory.activations);
+        QVERIFY(frozen.stepSeconds < trained.stepSeconds);
+        try {
+            resolveYaml(scenario(false, "tp: 2, freeze_vision_tower: true"));
+            QFAIL("accepted");
+        } catch (const SpecError& e) {
+            QVERIFY2(QString(e.what()).contains("exec.freeze_vision_tower: is true, but the model has no vision tower"), e.what());
+        }
+    }
+
     // Qwen2.5-VL's windowed blocks: under flash they attend within their 64 patches; the
     // unfused core masks the whole square, and prices as if no block were windowed.
     void windowedBlocks() {

@@ -49,6 +49,7 @@ const Entry kExec[] = {
     {"global_batch_size", "Global batch", kBatch},
     {"seq_length", "Sequence length", kBatch},
     {"visual_seq_len", "Image tokens per sample", kBatch, vision},
+    {"freeze_vision_tower", "Freeze vision tower", kBatch, vision},
     {"train_tokens", "Token budget", kBatch},
     {"recompute", "Recompute ranges", kRecompute},
     {"full_recompute", "Full recompute (seed)", kRecompute},
