@@ -227,16 +227,38 @@ private slots:
         QVERIFY(estimate(back.resolved).stepSeconds > 0);
     }
 
-    // MindSpeed-MM's Qwen2-VL 7B: the vision tower is refused by name; the text decoder
-    // alone (the same file without image_encoder) reads with its pipeline split.
+    // MindSpeed-MM's Qwen2-VL 7B: the frozen qwen2vit tower and its lnmlp projector read as
+    // model.vision_* with exec.freeze_vision_tower, the whole model counting Qwen2-VL-7B's
+    // 8,291,375,616; a tower split over stages is refused by name; the text decoder alone
+    // (the same file without image_encoder) reads with its pipeline split.
     void mindSpeedQwen2vl() {
         const std::string text = readFile(kData + "mindspeed-qwen2vl-7b.json");
         ImportCluster cluster;
         cluster.device = Value::string("ascend-910b");
         cluster.devices = 16;
         Diagnostics d;
-        importConfig(text, "model_7b.json", "", cluster, d);
-        QVERIFY2(QString::fromStdString(allOf(d)).contains("image_encoder.vision_encoder: a second module with layers"), allOf(d).c_str());
+        Imported whole = importConfig(text, "model_7b.json", "", cluster, d);
+        QVERIFY2(d.empty(), allOf(d).c_str());
+        {
+            Value& exec = *whole.scenario.find("exec");
+            exec.set("seq_length", Value::integer(4096));
+            exec.set("micro_batch_size", Value::integer(1));
+            exec.set("global_batch_size", Value::integer(64));
+            exec.set("visual_seq_len", Value::integer(1024));
+            const ResolvedScenario r = resolve(scenarioFromValue(whole.scenario, "model_7b.json", ""));
+            QVERIFY(*r.scenario.exec.freeze_vision_tower);
+            QCOMPARE(countParameters(r.scenario.model).total(), std::int64_t{8291375616});
+            const Estimate e = estimate(r);
+            QCOMPARE(e.stages[0].vision.parameters, 675759104.0);
+            QCOMPARE(e.stages[0].vision.keptPerMicroBatch, 0.0);
+        }
+        std::string split = text;
+        split.replace(split.find("[32, 0, 0, 0]"), 13, "[16, 16, 0, 0]");
+        Diagnostics d1;
+        importConfig(split, "model_7b.json", "", cluster, d1);
+        QVERIFY2(QString::fromStdString(allOf(d1)).contains("image_encoder.vision_encoder.pipeline_num_layers: Tessera places the "
+                                                            "vision tower whole on the first stage"),
+                 allOf(d1).c_str());
         Value doc = parseDocument(text, "model_7b.json", Format::Json);
         doc.erase("image_encoder");
         Diagnostics d2;
