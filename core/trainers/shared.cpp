@@ -126,10 +126,17 @@ std::optional<std::int64_t> product(std::initializer_list<std::int64_t> factors)
     return out;
 }
 
-bool isPresetModel(const ResolvedScenario& r, const std::string& presetId) {
+bool isPresetModel(const ResolvedScenario& r, const std::string& presetId, std::int64_t mtpDepth) {
     try {
         Value holder = Value::map();
-        holder.set("model", Value::string(presetId));
+        if (mtpDepth < 0) {
+            holder.set("model", Value::string(presetId));
+        } else {
+            Value model = Value::map();
+            model.set("preset", Value::string(presetId));
+            model.set("mtp_depth", Value::integer(mtpDepth));
+            holder.set("model", std::move(model));
+        }
         holder.set("exec", Value::map());
         holder.set("cluster", Value::map());
         return resolveModel(scenarioFromValue(holder, "<preset>", "")) == r.scenario.model;

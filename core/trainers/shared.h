@@ -51,7 +51,8 @@ std::optional<std::int64_t> product(std::initializer_list<std::int64_t> factors)
 inline constexpr std::int64_t kMaxStated = (std::int64_t{1} << 31) - 1;
 
 // The model the scenario resolves to is this preset's (same fields, resolved alike).
-bool isPresetModel(const ResolvedScenario& r, const std::string& presetId);
+// `mtpDepth` >= 0 compares against the preset with that many MTP layers instead.
+bool isPresetModel(const ResolvedScenario& r, const std::string& presetId, std::int64_t mtpDepth = -1);
 
 // The expert tensor-parallel degree a trainer states (Megatron-LM
 // --expert-tensor-parallel-size, torchtitan expert_tensor_parallel_degree) as

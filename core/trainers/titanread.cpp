@@ -120,6 +120,7 @@ void readModel(Titan& t, Builder& b, const std::string& baseDir) {
     for (const Flavor& f : kFlavors)
         if (name == f.name && flavor == f.flavor) {
             b.set("model.preset", Value::string(f.preset, t.mark("model", "flavor")));
+            if (f.mtpDepth >= 0) b.set("model.mtp_depth", Value::integer(f.mtpDepth, t.mark("model", "flavor")));
             return;
         }
     if (assets) {
@@ -133,7 +134,7 @@ void readModel(Titan& t, Builder& b, const std::string& baseDir) {
         }
     }
     t.refuse("model", "flavor", "torchtitan's " + name.value_or("llama3") + " " + flavor.value_or("debugmodel") +
-                                " is not a Tessera preset (llama3 8B, 70B and 405B are), and hf_assets_path holds no local "
+                                " is not a Tessera preset (llama3 8B, 70B and 405B, qwen3 32B and 235B-A22B, deepseek_v3 671B are), and hf_assets_path holds no local "
                                 "config.json: point hf_assets_path at the model's folder");
 }
 

@@ -21,11 +21,11 @@ Exported writeTorchtitan(const ResolvedScenario& r) {
     // The model: a torchtitan flavor, or its Hugging Face config beside the file.
     const Flavor* flavor = nullptr;
     for (const Flavor& f : kFlavors)
-        if (isPresetModel(r, f.preset)) flavor = &f;
+        if (isPresetModel(r, f.preset, f.mtpDepth)) flavor = &f;
     model << "[model]\n";
     if (flavor) model << "name = " << quoted(flavor->name) << "\nflavor = " << quoted(flavor->flavor) << "\n";
     else no.push_back("model: torchtitan builds a model by its name and flavor, and " + m.name.value_or("this model") +
-                      " is none of the flavors Tessera knows (llama3 8B, 70B, 405B)");
+                      " is none of the flavors Tessera knows (llama3 8B, 70B, 405B; qwen3 32B, 235B-A22B; deepseek_v3 671B without MTP)");
     const std::int64_t tp = *e.tp, pp = *e.pp, cp = *e.cp, vpp = *e.vpp, dp = *e.dp;
     const std::int64_t mbs = *e.micro_batch_size, mbn = *e.micro_batch_num;
     // Data parallelism: FSDP over shards·cp ranks, replicated over the rest.

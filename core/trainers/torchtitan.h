@@ -21,14 +21,20 @@
 
 namespace tessera::core::trainers {
 
-// The torchtitan model flavors Tessera has presets for: one table the reader and writer share.
+// The torchtitan model flavors Tessera has presets for: one table the reader and writer
+// share (torchtitan/models/{llama3,qwen3,deepseek_v3}/__init__.py). torchtitan's DeepSeek-V3
+// 671B has the Hugging Face model's shape without its MTP layer (`mtpDepth` 0); its
+// router's load-balancing bias is a buffer there, a parameter in the preset (14,848
+// elements of 671B, left as the preset counts them).
 struct Flavor {
     const char* name;
     const char* flavor;
     const char* preset;
+    std::int64_t mtpDepth = -1;  // >= 0: the preset with this many MTP layers
 };
-inline constexpr Flavor kFlavors[] = {
-    {"llama3", "8B", "llama3-8b"}, {"llama3", "70B", "llama3-70b"}, {"llama3", "405B", "llama3-405b"}};
+inline constexpr Flavor kFlavors[] = {{"llama3", "8B", "llama3-8b"},          {"llama3", "70B", "llama3-70b"},
+                                      {"llama3", "405B", "llama3-405b"},      {"qwen3", "32B", "qwen3-32b"},
+                                      {"qwen3", "235B-A22B", "qwen3-235b-a22b"}, {"deepseek_v3", "671B", "deepseek-v3", 0}};
 
 bool isTorchtitanConfig(const Value& root);
 Imported readTorchtitan(const Value& root, const std::string& baseDir, const ImportCluster& cluster, Diagnostics& d);

@@ -14,6 +14,8 @@
 #include "model/parameters.h"
 #include "resolve/resolve.h"
 #include "trainers/trainers.h"
+#include "trainers/shared.h"
+#include "trainers/torchtitan.h"
 #include "trainyaml/trainyaml.h"
 
 using namespace tessera::core;
@@ -187,6 +189,23 @@ private slots:
         for (const char* key : {"[optimizer] lr", "[checkpoint] interval", "[training] dataset", "[job] dump_folder"})
             QVERIFY2(unpricedNames(back.imported, key), key);
         QVERIFY(estimate(back.resolved).stepSeconds > 0);
+    }
+
+    // Every torchtitan flavor Tessera knows reads as its preset (DeepSeek-V3 671B without the
+    // MTP layer torchtitan does not build) and writes back as the same name and flavor.
+    void torchtitanFlavors() {
+        const std::string base = readFile(kData + "torchtitan-llama3-8b.toml");
+        for (const trainers::Flavor& f : trainers::kFlavors) {
+            std::string text = base;
+            text.replace(text.find("name = \"llama3\""), 15, std::string("name = \"") + f.name + "\"");
+            text.replace(text.find("flavor = \"8B\""), 13, std::string("flavor = \"") + f.flavor + "\"");
+            const Back back = importText(text, "job.toml", "h100-sxm", 64);
+            QVERIFY2(trainers::isPresetModel(back.resolved, f.preset, f.mtpDepth), f.flavor);
+            if (f.mtpDepth == 0) QCOMPARE(*back.resolved.scenario.model.mtp_depth, std::int64_t{0});
+            const Exported out = exportScenario(back.resolved, ExportTarget::Torchtitan);
+            QVERIFY2(out.text.find(std::string("name = \"") + f.name + "\"\nflavor = \"" + f.flavor + "\"") != std::string::npos,
+                     out.text.c_str());
+        }
     }
 
     // Megatron-LM's --yaml-cfg example: it names no vocabulary (a SentencePiece model),
