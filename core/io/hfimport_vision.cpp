@@ -37,6 +37,17 @@ const Value* copy(const Value& vision, Value& out, std::initializer_list<std::st
 
 namespace {
 
+// The widths a ViT-style vision_config (SigLIP's, Llama 4's) spells the usual way; returns
+// its patch_size.
+const Value* copyViTWidths(const Value& vision, Value& out, std::vector<std::string>& read) {
+    copy(vision, out, {"hidden_size"}, "vision_hidden_size", read);
+    copy(vision, out, {"num_hidden_layers"}, "vision_depth", read);
+    copy(vision, out, {"num_attention_heads"}, "vision_num_heads", read);
+    copy(vision, out, {"intermediate_size"}, "vision_intermediate_size", read);
+    copy(vision, out, {"num_channels"}, "vision_in_channels", read);
+    return copy(vision, out, {"patch_size"}, "vision_patch_size", read);
+}
+
 // Gemma 3: a SigLIP encoder without its attention-pooling head, then the pooled projector.
 bool siglipTower(const Value& root, const Value& vision, Value& out, std::vector<std::string>& read,
                  std::vector<std::string>& rootRead, Diagnostics& d) {
@@ -45,12 +56,7 @@ bool siglipTower(const Value& root, const Value& vision, Value& out, std::vector
     if (const Value* head = present(vision, "vision_use_head"); head && !(head->kind() == Value::Kind::Bool && !head->asBool()))
         return false;
     if (present(vision, "vision_use_head")) read.push_back("vision_use_head");
-    copy(vision, out, {"hidden_size"}, "vision_hidden_size", read);
-    copy(vision, out, {"num_hidden_layers"}, "vision_depth", read);
-    copy(vision, out, {"num_attention_heads"}, "vision_num_heads", read);
-    copy(vision, out, {"intermediate_size"}, "vision_intermediate_size", read);
-    copy(vision, out, {"num_channels"}, "vision_in_channels", read);
-    const Value* patch = copy(vision, out, {"patch_size"}, "vision_patch_size", read);
+    const Value* patch = copyViTWidths(vision, out, read);
     // SiglipVisionConfig's defaults where the config leaves them out: image_size 224 (a
     // Gemma 3 config always states 896). Gemma3Config's mm_tokens_per_image defaults to 256.
     const Value* image = present(vision, "image_size");
@@ -123,12 +129,7 @@ bool llama4Tower(const Value& vision, Value& out, std::vector<std::string>& read
     out.set("vision_spatial_merge_size", Value::integer(merge, ratio->mark()));
     out.set("vision_projector", Value::string("shuffle_mlp", vision.mark()));
     out.set("vision_projector_width", Value::integer(in, vision.find("projector_input_dim")->mark()));
-    copy(vision, out, {"hidden_size"}, "vision_hidden_size", read);
-    copy(vision, out, {"num_hidden_layers"}, "vision_depth", read);
-    copy(vision, out, {"num_attention_heads"}, "vision_num_heads", read);
-    copy(vision, out, {"intermediate_size"}, "vision_intermediate_size", read);
-    copy(vision, out, {"num_channels"}, "vision_in_channels", read);
-    const Value* patch = copy(vision, out, {"patch_size"}, "vision_patch_size", read);
+    const Value* patch = copyViTWidths(vision, out, read);
     const Value* image = present(vision, "image_size");
     if (image) read.push_back("image_size");
     const std::int64_t side = image && image->kind() == Value::Kind::Int ? image->asInt() : 0;
