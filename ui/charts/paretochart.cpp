@@ -4,6 +4,8 @@
 #include <QCursor>
 #include <QGraphicsLineItem>
 #include <QGraphicsSimpleTextItem>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QToolTip>
@@ -93,6 +95,8 @@ QChart* buildParetoChart(const core::SearchResult& result, core::Bytes memoryLim
         ring->setPen(QPen(colours::ink(), 2.5));
         ring->append(gib(current->peakMemory), current->stepSeconds);
         chart->addSeries(ring);
+        // The legend's marker in ink too (Qt draws it in the theme's dark outline, lost on a dark palette).
+        for (QLegendMarker* marker : chart->legend()->markers(ring)) marker->setPen(QPen(colours::ink(), 2));
     }
     if (baseline) {
         auto* square = new QScatterSeries(chart);
