@@ -153,8 +153,8 @@ VisionParameters visionParameters(const ModelSpec& m) {
         p.merger = norm + merged * merged + merged * out + (bias ? merged + out : 0);
     }
     // Norms outside the blocks (SigLIP's post_layernorm; Llama 4's pre and post), counted
-    // with what follows the blocks.
-    p.merger += *m.vision_outer_norms * norm;
+    // with the patch embedding: whole on every TP rank, as it is (the merger splits over TP).
+    p.patchEmbed += *m.vision_outer_norms * norm;
     return p;
 }
 

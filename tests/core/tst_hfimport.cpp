@@ -151,9 +151,9 @@ private slots:
         QCOMPARE(*m.vision_spatial_merge_size, std::int64_t{4});  // 64 patches a side pooled to 16 tokens a side
         QCOMPARE(*m.vision_position_embeddings, std::int64_t{4096});
         const VisionParameters v = visionParameters(m);
-        QCOMPARE(v.patchEmbed, std::int64_t{3 * 14 * 14 * 1152 + 1152 + 4096 * 1152});
+        QCOMPARE(v.patchEmbed, std::int64_t{3 * 14 * 14 * 1152 + 1152 + 4096 * 1152 + 2 * 1152});  // + post_layernorm
         QCOMPARE(v.perBlock, std::int64_t{15239504});
-        QCOMPARE(v.merger, std::int64_t{1152 + 1152 * 5376 + 2 * 1152});
+        QCOMPARE(v.merger, std::int64_t{1152 + 1152 * 5376});
 
         // SigLIP's attention-pooling head is not priced: the tower is then listed, not mispriced.
         std::string withHead = text;
@@ -177,10 +177,10 @@ private slots:
     void llama4Tower() {
         const ModelSpec m = resolveModel(importFile("llama4-scout.json"));
         const VisionParameters v = visionParameters(m);
-        QCOMPARE(v.patchEmbed, std::int64_t{827904 + 1408 + 812416});
+        QCOMPARE(v.patchEmbed, std::int64_t{827904 + 1408 + 812416 + 4 * 1408});  // + layernorm_pre and _post
         QCOMPARE(v.perBlock, std::int64_t{23807872});
         QCOMPARE(v.blocks, std::int64_t{34});
-        QCOMPARE(v.merger, std::int64_t{23068672 + 16777216 + 20971520 + 4 * 1408});
+        QCOMPARE(v.merger, std::int64_t{23068672 + 16777216 + 20971520});
         QCOMPARE(v.total(), std::int64_t{871932416});
         QCOMPARE(*m.vision_spatial_merge_size, std::int64_t{2});  // pixel_shuffle_ratio 0.5
         // A shuffle the projector's widths do not join is refused by name.
