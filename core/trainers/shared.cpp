@@ -79,21 +79,15 @@ Imported Builder::finish(ConfigFormat format, const Mark& root) {
 
 std::vector<std::string> unexpressedExec(const ResolvedScenario& r, const std::set<std::string>& expressed,
                                          const std::string& trainer) {
-    // Tessera's own pricing settings: no trainer states them, so they go nowhere.
-    static const std::map<std::string, std::string> kTesseraOnly = {
-        {"device_memory", "a memory budget Tessera prices against, not a trainer setting"},
-        {"memory_reserve", "the memory Tessera keeps free on every stage, not a trainer setting"},
-        {"host_link_overlap", "the share of compute Tessera lets a host copy hide behind, not a trainer setting"},
-        {"selective_rule", "whose selective recompute Tessera prices, not a trainer setting"},
-    };
     std::vector<std::string> out;
     const Value stated = scenarioValue(r.scenario);
     const Value* exec = stated.find("exec");
     for (std::string_view key : trainyaml::fieldKeys<ExecSpec>()) {
         const std::string k(key);
         if (expressed.contains(k) || r.filled.contains("exec." + k) || !exec || !exec->find(key)) continue;
-        const auto why = kTesseraOnly.find(k);
-        out.push_back("exec." + k + ": " + (why != kTesseraOnly.end() ? why->second : trainer + " has no spelling for it"));
+        // Tessera's own pricing settings go nowhere; anything else the trainer cannot spell.
+        const std::string_view why = trainyaml::tesseraOnlyReason(k);
+        out.push_back("exec." + k + ": " + (!why.empty() ? std::string(why) : trainer + " has no spelling for it"));
     }
     return out;
 }

@@ -13,6 +13,16 @@
 namespace tessera::core::trainyaml {
 
 inline std::string num(std::int64_t n) { return std::to_string(n); }
+
+// Tessera's own pricing settings, which no trainer's file states: why each goes nowhere
+// in an export (the train.yaml writer and core/trainers both say it); empty for any other key.
+inline std::string_view tesseraOnlyReason(std::string_view key) {
+    if (key == "device_memory") return "a memory budget Tessera prices against, not a trainer setting";
+    if (key == "memory_reserve") return "the memory Tessera keeps free on every stage, not a trainer setting";
+    if (key == "host_link_overlap") return "the share of compute Tessera lets a host copy hide behind, not a trainer setting";
+    if (key == "selective_rule") return "whose selective recompute Tessera prices, not a trainer setting";
+    return {};
+}
 // The trainer's name of a recompute option: HyperParallel says `off` for none.
 inline std::string modeOf(const std::string& option) { return option == "none" ? "off" : option; }
 

@@ -149,11 +149,13 @@ CheckpointPlan checkpointPlan(const ResolvedScenario& r) {
 }
 
 std::vector<std::string> trainYamlUnexpressed(const ResolvedScenario& r) {
+    // Besides Tessera's own settings (tesseraOnlyReason), what the AutoModels schema has no key for.
     static const std::pair<const char*, const char*> kNowhere[] = {
         {"train_tokens", "the AutoModels train.yaml has no step or token count; the run's length is set where it is launched"},
-        {"device_memory", "a memory budget Tessera prices against; the trainer's context section is not written"},
-        {"memory_reserve", "the memory Tessera keeps free on every stage, not a trainer setting"},
-        {"host_link_overlap", "the share of compute Tessera lets a host copy hide behind, not a trainer setting"},
+        {"visual_seq_len", "the seed reads it from context.visual_seq_len, and the trainer refuses a context section, so it "
+                           "is not written"},
+        {"freeze_vision_tower", "Tessera writes no train.yaml key that freezes the vision tower"},
+        {"device_memory", ""}, {"memory_reserve", ""}, {"host_link_overlap", ""},
         {"selective_rule", ""},  // worded below, with the rule
     };
     const Value stated = scenarioValue(r.scenario);
@@ -162,13 +164,14 @@ std::vector<std::string> trainYamlUnexpressed(const ResolvedScenario& r) {
     for (const auto& [key, why] : kNowhere) {
         const std::string path = std::string("exec.") + key;
         if (!exec || !exec->find(key) || r.filled.contains(path)) continue;
+        if (std::string_view(key) == "freeze_vision_tower" && !*r.scenario.exec.freeze_vision_tower) continue;  // false: nothing lost
         // The rule a train.yaml itself implies (read back from one) is not a loss.
         if (std::string_view(key) == "selective_rule" && *r.scenario.exec.selective_rule == "hyperparallel") continue;
         if (std::string_view(key) == "selective_rule")
             out.push_back(path + ": the trainer's selective checkpointing runs its own policy (priced as selective_rule: "
                                  "hyperparallel), not " + *r.scenario.exec.selective_rule + "'s, wherever a layer recomputes selectively");
         else
-            out.push_back(path + ": " + why);
+            out.push_back(path + ": " + (*why ? std::string(why) : std::string(tesseraOnlyReason(key))));
     }
     return out;
 }

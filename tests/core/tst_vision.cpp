@@ -8,6 +8,7 @@
 #include "model/estimate.h"
 #include "model/parameters.h"
 #include "report/estimatereport.h"
+#include "trainyaml/trainyaml.h"
 
 using namespace tessera::core;
 using namespace tessera::testing;
@@ -125,6 +126,11 @@ private slots:
         QCOMPARE(b.vision.forwardSeconds, a.vision.forwardSeconds);
         QVERIFY(b.memory.activations < a.memory.activations);
         QVERIFY(frozen.stepSeconds < trained.stepSeconds);
+        // A train.yaml carries neither the image tokens nor the freeze: both are named, not dropped.
+        std::vector<std::string> keys;
+        for (const std::string& line : trainYamlUnexpressed(resolveYaml(scenario(true, "tp: 2, freeze_vision_tower: true"))))
+            keys.push_back(line.substr(0, line.find(':')));
+        QCOMPARE(keys, (std::vector<std::string>{"exec.visual_seq_len", "exec.freeze_vision_tower"}));
         try {
             resolveYaml(scenario(false, "tp: 2, freeze_vision_tower: true"));
             QFAIL("accepted");
