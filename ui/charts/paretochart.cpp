@@ -89,6 +89,7 @@ QChart* buildParetoChart(const core::SearchResult& result, core::Bytes memoryLim
     if (current) {
         auto* ring = new QScatterSeries(chart);
         ring->setName(QObject::tr("current strategy"));
+        ring->setObjectName(QStringLiteral("current"));
         ring->setMarkerSize(18);
         ring->setColor(Qt::transparent);
         ring->setBorderColor(colours::ink());
@@ -101,6 +102,7 @@ QChart* buildParetoChart(const core::SearchResult& result, core::Bytes memoryLim
     if (baseline) {
         auto* square = new QScatterSeries(chart);
         square->setName(QObject::tr("pinned baseline"));
+        square->setObjectName(QStringLiteral("baseline"));
         square->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
         square->setMarkerSize(14);
         square->setColor(Qt::transparent);
@@ -162,7 +164,7 @@ void numberFrontPoints(QChart* chart, const core::SearchResult& result) {
     auto around = [&](QPointF p) { return QRectF(p - QPointF(marker / 2, marker / 2), QSizeF(marker, marker)); };
     for (QAbstractSeries* s : chart->series()) {
         auto* xy = qobject_cast<QXYSeries*>(s);
-        if (!xy || (s != front && s->name() != QObject::tr("current strategy") && s->name() != QObject::tr("pinned baseline")))
+        if (!xy || (s != front && s->objectName() != QLatin1String("current") && s->objectName() != QLatin1String("baseline")))
             continue;
         for (const QPointF& p : xy->points()) taken.push_back(around(chart->mapToPosition(p, s)));
     }
@@ -176,6 +178,8 @@ void numberFrontPoints(QChart* chart, const core::SearchResult& result) {
         const QSizeF size = label->boundingRect().size();
         QRectF chosen;
         bool found = false, far = false;
+        // The nearest ring hugs the point: its diagonal places meet the point's own marker,
+        // so beside it (east, west) is where a number usually lands.
         for (const double reach : {4.0, 14.0, 26.0}) {
             // Up-right first (where the front's numbers read naturally), then around.
             const QPointF offsets[] = {{reach, -reach - size.height()}, {reach, reach},
