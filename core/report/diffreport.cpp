@@ -46,10 +46,10 @@ struct Figures {
 
 std::string figureText(const std::string& unit, double x) {
     if (unit == "s") return formatSeconds(x);
-    if (unit == "bytes") return gibNumber(Bytes(std::llround(x)), 2) + " GiB";
+    if (unit == "bytes") return gibNumber(Bytes(std::clamp(x, -0x1p62, 0x1p62)), 2) + " GiB";
     if (unit == "%") return formatText("%.1f %%", x);
     if (unit == "days") return formatDays(x);
-    return withThousands(std::llround(x)) + (unit == "count" ? "" : " " + unit);
+    return countText(x) + (unit == "count" ? "" : " " + unit);
 }
 
 std::string changeText(const FigureDifference& f) {

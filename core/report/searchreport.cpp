@@ -20,7 +20,7 @@ std::string row(std::size_t rank, const Candidate& c) {
                   (long long)c.mbs, (long long)c.mbn, c.sp ? "yes" : "no",
                   c.fsdp ? "fsdp" : c.gradSharded ? "zero2" : c.optimizerSharded ? "zero1" : "none",
                   recomputeName(c.recompute).c_str(), scheduleName(c.schedule), gibNumber(c.peakMemory).c_str(),
-                  formatSeconds(c.stepSeconds).c_str(), withThousands(std::llround(c.tokensPerSecond)).c_str());
+                  formatSeconds(c.stepSeconds).c_str(), countText(c.tokensPerSecond).c_str());
     std::string out = buffer;
     if (c.expertTpUsed() != c.tp)  // the expert layers' own TP degree (resolve/expertgrid.h)
         out.insert(out.size() - 1, "   expert_tp " + std::to_string(c.expertTpUsed()));
@@ -55,7 +55,7 @@ std::string searchSummary(const SearchSetup& setup, const SearchResult& r, bool 
     std::snprintf(line, sizeof line, "Searched %s of %s candidates in %s (%s per second)%s\n",
                   withThousands(std::int64_t(r.visited)).c_str(), withThousands(std::int64_t(r.spaceSize)).c_str(),
                   formatSeconds(r.elapsedSeconds).c_str(),
-                  withThousands(std::llround(double(r.visited) / std::max(r.elapsedSeconds, 1e-9))).c_str(),
+                  countText(double(r.visited) / std::max(r.elapsedSeconds, 1e-9)).c_str(),
                   r.cancelled ? " - cancelled" : "");
     out += line;
     std::snprintf(line, sizeof line, "%s valid and priced, %s fit in %s GiB\n", withThousands(std::int64_t(r.evaluated)).c_str(),

@@ -96,6 +96,12 @@ std::string withThousands(std::int64_t value) {
     return value < 0 ? "-" + out : out;
 }
 
+std::string countText(double value) {
+    if (!std::isfinite(value)) return value != value ? "n/a" : value > 0 ? "inf" : "-inf";
+    if (std::abs(value) >= 9.2e18) return formatText("%.3g", value);
+    return withThousands(std::llround(value));
+}
+
 std::string shortCount(std::int64_t value) {
     static const struct { double scale; const char* suffix; } kScales[] = {{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "K"}};
     for (const auto& s : kScales) {

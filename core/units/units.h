@@ -43,6 +43,10 @@ std::string formatSeconds(double seconds);
 
 // Thousands separators: 68,976,648,192.
 std::string withThousands(std::int64_t value);
+// A count held as a double, rounded, with separators; past what int64 holds (only a
+// hostile input gets there) or not finite, in three significant figures ("6.1e+24"),
+// never llround's wrapped -9,223,372,036,854,775,808.
+std::string countText(double value);
 
 // A count in short scale to three significant figures, for token budgets: "15T",
 // "1.5T", "300B", "2.05M", "950" (T = 10^12, B = 10^9, M = 10^6, K = 10^3).

@@ -64,14 +64,16 @@ for target in "${targets[@]}"; do
         -artifact_prefix="$build/crashes/$target-" -print_final_stats=1 \
         >"$log" 2>&1 || status=$?
     # One line per target: runs, speed, coverage (the last status line libFuzzer printed).
+    # (|| true: a target that fails on its seeds prints no status line, and under
+    # pipefail the empty grep would end this script before it says which target failed.)
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
-    cov=$(grep -Eo 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+' "$log" | tail -n 1)
+    cov=$(grep -Eo 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+' "$log" | tail -n 1) || true
     if ((status == 0)); then
         printf '%-15s ok      %10s runs  %6s/s  %s\n' "$target" "${runs:-?}" "${speed:-?}" "${cov:-?}"
     else
         printf '%-15s FAILED  (exit %d) see %s\n' "$target" "$status" "$log"
-        grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error|terminate called|  what\(\))' "$log" | head -n 5 | sed 's/^/    /'
+        grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error|terminate called|  what\(\))' "$log" | head -n 5 | sed 's/^/    /' || true
         grep -Eo "Test unit written to [^ ]+" "$log" | sed 's/^/    /' || true
         failed+=("$target")
     fi

@@ -226,7 +226,7 @@ void paretoPage(Pages& pages, const Review& r) {
     for (std::size_t i = 0; i < front.size(); ++i)
         table.rows << QStringList{QString::number(i + 1), qs(front[i].label()), gibText(front[i].peakMemory),
                                   secondsText(front[i].stepSeconds),
-                                  QLocale().toString(qlonglong(std::llround(front[i].tokensPerSecond)))};
+                                  countText(front[i].tokensPerSecond)};
     const double tableHeight = front.empty() ? 0 : pages.line() * 1.2 * double(std::min<std::size_t>(front.size(), 12) + 1.5);
     const double chartHeight = std::max(body.height() * 0.55, body.height() - tableHeight);
     drawChart(pages.painter(),

@@ -238,7 +238,7 @@ namespace {
 // What a capacity review compares: the days for the token budget when one is stated,
 // and GPU-hours per trillion tokens always.
 QString trainText(const core::Estimate& e) {
-    QString text = QObject::tr(" · %1 GPU-h / T tokens").arg(QLocale().toString(qlonglong(std::llround(e.gpuHoursPerTrillionTokens))));
+    QString text = QObject::tr(" · %1 GPU-h / T tokens").arg(countText(e.gpuHoursPerTrillionTokens));
     if (e.trainDays)
         text += QObject::tr(" · %1 for %2 tokens").arg(qs(core::formatDays(*e.trainDays)), qs(core::shortCount(*e.trainTokens)));
     return text;
@@ -269,14 +269,14 @@ void MainWindow::showFigures() {
         peakDelta = QStringLiteral(" (%1 GiB)").arg(gibDeltaText(e.peakMemory, base->peakMemory));
         const double t = e.tokensPerSecond - base->tokensPerSecond, m = (e.mfu - base->mfu) * 100;
         tokensDelta = QStringLiteral(" (%1%2)").arg(t >= 0 ? QStringLiteral("+") : QStringLiteral("−"),
-                                                   QLocale().toString(qlonglong(std::llround(std::abs(t)))));
+                                                   countText(std::abs(t)));
         mfuDelta = QStringLiteral(" (%1%2 pt)").arg(m >= 0 ? QStringLiteral("+") : QStringLiteral("−")).arg(std::abs(m), 0, 'f', 1);
     }
     const bool current = m_session.notCurrentNote().isEmpty();
     m_figures->setStyleSheet(current ? QString() : colours::unpricedLabel());
     m_figures->setText((current ? QString() : tr("last that priced: ")) +
                        tr("step %1%7 · %2%9 tok/s · MFU %3 %%10 · peak %4%8 / %5 GiB %6")
-                           .arg(secondsText(e.stepSeconds), QLocale().toString(qlonglong(std::llround(e.tokensPerSecond))))
+                           .arg(secondsText(e.stepSeconds), countText(e.tokensPerSecond))
                            .arg(e.mfu * 100, 0, 'f', 1)
                            .arg(gibText(e.peakMemory), gibText(e.deviceMemory), e.fits ? QStringLiteral("✓") : tr("over"),
                                 stepDelta, peakDelta, tokensDelta, mfuDelta) +

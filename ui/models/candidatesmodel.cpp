@@ -58,7 +58,7 @@ QVariant CandidatesModel::data(const QModelIndex& index, int role) const {
         return sortKey ? QVariant(qlonglong(c.peakMemory)) : QVariant(gibText(c.peakMemory));
     case StepTime: return sortKey ? QVariant(c.stepSeconds) : QVariant(secondsText(c.stepSeconds));
     case TokensPerSecond:
-        return sortKey ? QVariant(c.tokensPerSecond) : QVariant(QLocale().toString(qlonglong(std::llround(c.tokensPerSecond))));
+        return sortKey ? QVariant(c.tokensPerSecond) : QVariant(countText(c.tokensPerSecond));
     }
     return {};
 }
