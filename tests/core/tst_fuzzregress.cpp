@@ -25,6 +25,11 @@
 #include <QtTest>
 
 #include "../fuzz/entries.h"
+#include "io/scenarioio.h"
+#include "model/estimate.h"
+#include "report/estimatereport.h"
+#include "resolve/resolve.h"
+#include "units/units.h"
 
 using namespace tessera;
 
@@ -150,6 +155,21 @@ private slots:
         QVERIFY2(escaped.isEmpty(), qPrintable(escaped));
         const QString problem = mismatch(outcome, header.expects);
         QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    }
+
+    // A hostile size prices to absurd figures, said as such: never llround's or a cast's
+    // wrapped negative (the vision share's 6e24 bytes once printed -8589934592.00 GiB and
+    // its GPU-hours -9,223,372,036,854,775,808).
+    void hostileFiguresNeverWrap() {
+        const QString path = QStringLiteral(TESSERA_TEST_DATA "/fuzz/guardrails/visual-seq-len-2e60.yaml");
+        const core::ResolvedScenario r = core::resolve(core::parseScenario(readAll(path).toStdString(), path.toStdString(), core::Format::Yaml, ""));
+        const core::Estimate e = core::estimate(r);
+        const std::string text = core::estimateText(r, e, nullptr);
+        QVERIFY2(text.find("-9,223") == std::string::npos && text.find(" -8") == std::string::npos, text.c_str());
+        QVERIFY2(text.find("GPU-hours") != std::string::npos && text.find("e+") != std::string::npos, text.c_str());
+        QCOMPARE(core::countText(6.1e24), std::string("6.1e+24"));
+        QCOMPARE(core::countText(-1234567.4), std::string("-1,234,567"));
+        QCOMPARE(core::countText(std::nan("")), std::string("n/a"));
     }
 
     // The 4 MiB limit, on text (parseScenario) rather than on a file (tst_document).
