@@ -144,6 +144,7 @@ VisionShape visionShape(const ModelSpec& m, std::int64_t visualTokens) {
     v.fullBlocks = m.vision_full_attention_blocks.value_or(v.blocks);
     v.pooled = *m.vision_projector == "pooled_linear";
     v.outerNorms = *m.vision_outer_norms;
+    v.outerNormParams = v.outerNorms * (*m.vision_norm == "layernorm" ? 2 : 1) * *m.vision_hidden_size;
     v.projectorWidth = m.vision_projector_width.value_or(0);
     if (m.vision_window_size) {
         const std::int64_t side = *m.vision_window_size / *m.vision_patch_size;
@@ -290,6 +291,7 @@ CostInput costInput(const ResolvedScenario& r) {
     st.schedule = scheduleNamed(*e.pp_schedule);
     st.overlapP2p = e.overlap_p2p_comm.value_or(st.schedule == Schedule::Interleaved);  // a search base leaves it unstated
     st.partition = r.partition.layers;
+    st.visionBlocks = r.visionBlocks;
     if (const auto* perStage = std::get_if<StageCounts::Flat>(&e.activation_offload->value)) st.activationOffload = *perStage;
 
     // Recompute classes per layer in model order.

@@ -87,6 +87,7 @@ struct VisionShape {
     std::int64_t patchInputs = 0;      // values per patch: channels · frames · patch²
     std::int64_t outWidth = 0;         // the merger's output (the language model's h)
     std::int64_t patchEmbedParams = 0, mergerParams = 0;
+    std::int64_t outerNormParams = 0;  // of patchEmbedParams: the norms outside the blocks
     std::int64_t tokens = 0;           // exec.visual_seq_len: merged tokens per sample
     std::int64_t fullBlocks = 0;       // blocks attending over the whole image (all, without windows)
     std::int64_t windowPatches = 0;    // patches a windowed block attends within (0: no windows)
@@ -177,6 +178,9 @@ struct Strategy {
     // a list); empty: RunSettings::activationOffload on every stage.
     std::vector<std::int64_t> activationOffload;
     bool mtpOnStages = true;  // MTP layers placed by the partition (mtp_in_offset)
+    // Vision tower blocks per stage (exec.vision_partition) when it spans several stages,
+    // the text layers from its last one on; empty: the whole tower on stage 0.
+    std::vector<std::int64_t> visionBlocks;
     // Parallel dimensions from the innermost rank out (cluster.rank_order).
     std::array<RankDim, 5> rankOrder{RankDim::Tp, RankDim::Cp, RankDim::Ep, RankDim::Dp, RankDim::Pp};
 };

@@ -75,6 +75,9 @@ struct VisionShare {
     double parameters = 0;         // elements on one device
     double keptPerMicroBatch = 0;  // bytes saved for backward, one micro-batch
     double forwardSeconds = 0, backwardSeconds = 0;  // one micro-batch (backward: input, weight, recompute)
+    // Which of the tower's blocks: [firstBlock, endBlock) of `blocks` (all of them unless
+    // exec.vision_partition splits the tower over stages).
+    std::int64_t firstBlock = 0, endBlock = 0, blocks = 0;
     bool any() const { return parameters > 0; }
     VisionShare& operator+=(const VisionShare& o) {
         parameters += o.parameters, keptPerMicroBatch += o.keptPerMicroBatch;

@@ -136,7 +136,14 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
     const std::int64_t p = st.pp, v = st.vpp;
     // first: the embedding's stage; last: the output head's (stage 0 again under a V schedule).
     const bool vShape = isVShape(st.schedule);
-    const bool first = stage == 0, last = vShape ? stage == 0 : stage == p - 1;
+    // With the vision tower split over stages (exec.vision_partition) the embedding sits
+    // with the text layers' first, the tower's last stage; the stages before it run
+    // vision blocks only and send the tower's patches on.
+    const std::int64_t textFrom = firstTextStage(st);
+    const bool first = stage == textFrom, last = vShape ? stage == 0 : stage == p - 1;
+    const double sendBytes = stage < textFrom ? Bc * double(in.vision.tokens) * double(in.vision.merge) * double(st.mbs) /
+                                                    double(st.cp) * double(in.vision.block.h) / spd
+                                              : Bc * T * h / spd;
 
     StageBody b;
     StageTime& time = b.time;
@@ -179,7 +186,7 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
         if (!ctx.holdsModelEnd(chunk, stage) && p > 1 && !(vShape && chunk == 0 && stage == p - 1)) {
             // overlap_p2p_comm: the send runs beside the next chunk's compute, which is this
             // chunk's twin in the steady state; without it the stage waits for it.
-            const CollectiveCost send = sendReceive(Bc * T * h / spd, ctx.links.pp, dev);
+            const CollectiveCost send = sendReceive(sendBytes, ctx.links.pp, dev);
             const double forwardCover = time.forward - chunkForwardFrom;
             const double backwardCover = time.backward + time.weightGrad + time.recompute - chunkBackwardFrom;
             const double forwardExposed = st.overlapP2p ? std::max(0.0, send.seconds - forwardCover) : send.seconds;
@@ -253,10 +260,12 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
     }
     b.head.kept = b.embeddingKept;
     // The vision tower runs before the embedding's tokens meet the first layer, on the
-    // first stage, recomputing as that stage's first layer does (model/visioncost.h).
-    if (first && in.vision.blocks > 0) {
+    // first stage (or its blocks over the first stages, exec.vision_partition), recomputing
+    // as the model's first layer does (model/visioncost.h).
+    const VisionPart part = visionPartOf(in.vision, st, stage);
+    if (part.end > part.first || part.embed || part.projector) {
         const RecomputeClass& cls = st.classes[st.layerClass.empty() ? 0 : st.layerClass[0]];
-        VisionCost vc = visionCost(in, cls, ctx.links);
+        VisionCost vc = visionCost(in, cls, ctx.links, part);
         if (in.vision.frozen) {
             // Frozen (exec.freeze_vision_tower): nothing before it needs a gradient and its
             // weights take none, so it runs forward only, keeps nothing for backward, and
@@ -284,7 +293,8 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
         time.exposed.tp += vc.tpExposed, time.exposed.cp += vc.cpExposed, time.tp += vc.tpSeconds, time.cp += vc.cpSeconds;
         b.head.forward += vc.forward, b.head.backward += vc.backwardInput + vc.backwardWeight + vc.recompute;
         b.modelFlopsForward += vc.modelFlopsForward;
-        b.vision = {vc.paramsDevice, vc.kept, vc.forward, vc.backwardInput + vc.backwardWeight + vc.recompute};
+        b.vision = {vc.paramsDevice, double(wholeBytes(vc.kept)), vc.forward, vc.backwardInput + vc.backwardWeight + vc.recompute,
+                    part.first, part.end, in.vision.blocks};
     }
     // The output layer and loss on the last stage, once more per MTP depth.
     if (last) {
@@ -340,7 +350,7 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
     double buffers = epBuffer + cpBuffer + offloadTransit;
     if (st.dp * st.cp > 1 && !run.frozen)
         buffers += std::min(std::max(kDpBucketElements, kDpBucketElementsPerRank * double(st.dp)), params + expertParams) * Bg;
-    if (p > 1) buffers += 2 * Bc * T * h / spd * (st.schedule == Schedule::Interleaved ? 2 : 1);
+    if (p > 1) buffers += 2 * sendBytes * (st.schedule == Schedule::Interleaved ? 2 : 1);
     mem.buffers = wholeBytes(buffers);
     if (st.fsdp) {
         const double gathered = st.reshard ? double(kFsdpGatheredLayers) * maxLayerSplit : params + expertParams;

@@ -23,7 +23,25 @@ struct VisionCost {
     double modelFlopsForward = 0;  // whole micro-batch, all ranks
 };
 
-// Zero when the input has no vision tower.
-VisionCost visionCost(const CostInput& in, const RecomputeClass& cls, const GroupLinks& links);
+// The part of the tower one stage runs (exec.vision_partition): blocks [first, end), the
+// patch embedding and the norm before the blocks on the tower's first stage, the norm
+// after them and the projector on its last.
+struct VisionPart {
+    std::int64_t first = 0, end = 0;
+    bool embed = false, projector = false;
+};
+// What stage `stage` of the strategy runs of the tower; nothing (end == first, no embed or
+// projector) on a stage that holds none of it.
+VisionPart visionPartOf(const VisionShape& v, const Strategy& st, std::int64_t stage);
+// The stage the text layers begin on: the tower's last (stage 0 with the tower whole there).
+inline std::int64_t firstTextStage(const Strategy& st) {
+    std::int64_t last = 0;
+    for (std::size_t s = 0; s < st.visionBlocks.size(); ++s)
+        if (st.visionBlocks[s] > 0) last = std::int64_t(s);
+    return last;
+}
+
+// Zero when the input has no vision tower or the part is empty.
+VisionCost visionCost(const CostInput& in, const RecomputeClass& cls, const GroupLinks& links, const VisionPart& part);
 
 }  // namespace tessera::core

@@ -41,11 +41,22 @@ std::variant<Grid, std::string> asGrid(const StageCounts& counts, std::int64_t p
 
 std::variant<Partition, std::string> partitionLayers(std::int64_t total, std::int64_t pp, std::int64_t vpp,
                                                      const std::optional<StageCounts>& offset,
-                                                     const std::optional<StageCounts>& explicitPartition) {
+                                                     const std::optional<StageCounts>& explicitPartition,
+                                                     std::int64_t textless) {
     const std::int64_t chunks = pp * vpp;
-    if (total < chunks)
+    if (total < chunks - textless)
         return std::to_string(total) + " layers cannot fill pp·vpp = " + std::to_string(chunks) +
                " chunks (each needs at least one layer)";
+    if (textless > 0 && !explicitPartition) {
+        // The text layers over the stages from the tower's last on, the remainder on the last ones.
+        const std::int64_t held = pp - textless, base = total / held;
+        std::string example;
+        for (std::int64_t s = 0; s < pp; ++s)
+            example += (s ? ", " : "") + std::to_string(s < textless ? 0 : base + (s >= pp - total % held ? 1 : 0));
+        return "the vision tower runs on stages 0-" + std::to_string(textless) + ", so stage" +
+               (textless > 1 ? "s 0-" + std::to_string(textless - 1) : std::string(" 0")) +
+               " cannot hold text layers, which come after it: state pp_partition, e.g. [" + example + "]";
+    }
     Grid grid;
     if (explicitPartition) {
         auto g = asGrid(*explicitPartition, pp, vpp, "pp_partition");
@@ -68,7 +79,11 @@ std::variant<Partition, std::string> partitionLayers(std::int64_t total, std::in
     std::int64_t sum = 0;
     for (std::size_t c = 0; c < grid.size(); ++c) {
         for (std::size_t s = 0; s < grid[c].size(); ++s) {
-            if (grid[c][s] < 1)
+            if (std::int64_t(s) < textless && grid[c][s] != 0)
+                return "stage " + std::to_string(s) + " would hold " + std::to_string(grid[c][s]) +
+                       " text layers, but the vision tower (vision_partition) still runs on stage " +
+                       std::to_string(textless) + " after it: 0 there";
+            if (std::int64_t(s) >= textless && grid[c][s] < 1)
                 return "chunk " + std::to_string(c) + " of stage " + std::to_string(s) + " would hold " +
                        std::to_string(grid[c][s]) + " layers; every chunk needs at least one";
             sum += grid[c][s];

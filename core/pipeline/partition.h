@@ -22,9 +22,12 @@ struct Partition {
     std::int64_t stageLayers(std::size_t stage) const;  // over all chunks
 };
 
-// The partition, or why there is none (a sentence naming the numbers).
+// The partition, or why there is none (a sentence naming the numbers). `textless`: the
+// first stages, before the one where a split vision tower ends (exec.vision_partition),
+// which hold no layer of the language model; only a stated partition places around them.
 std::variant<Partition, std::string> partitionLayers(std::int64_t totalLayers, std::int64_t pp, std::int64_t vpp,
                                                      const std::optional<StageCounts>& offset,
-                                                     const std::optional<StageCounts>& explicitPartition);
+                                                     const std::optional<StageCounts>& explicitPartition,
+                                                     std::int64_t textless = 0);
 
 }  // namespace tessera::core

@@ -22,6 +22,9 @@ LayerDescriptions describeLayers(const CostInput& in, OpMask keep, const std::st
     CostInput work = in;
     work.strategy.classes = {RecomputeClass{}};
     work.strategy.layerClass.clear();
+    // The balancer sees one head on the first stage: the whole vision tower in it, however
+    // exec.vision_partition splits it.
+    work.strategy.visionBlocks.clear();
     const GroupLinks links = groupLinks(work.strategy, in.device);
     const double R = double(in.strategy.optimizerShard), Re = double(in.strategy.expertShard);
 
@@ -29,7 +32,11 @@ LayerDescriptions describeLayers(const CostInput& in, OpMask keep, const std::st
     detail::StageContext ctx(work);
     const detail::StageBody first = detail::stageBody(ctx, 0);
     const detail::StageBody last = in.strategy.pp > 1 ? detail::stageBody(ctx, in.strategy.pp - 1) : first;
-    LayerDescription head{"HEAD", "HEAD", "", 1, first.head.params * bytesPerElement(in, R, true) + first.head.kept,
+    // A frozen vision tower's weights are held alone, at the weight width (stagebody.cpp).
+    const double trainedHead = first.head.params - first.frozenParams;
+    LayerDescription head{"HEAD", "HEAD", "", 1,
+                          trainedHead * bytesPerElement(in, R, true) + first.frozenParams * detail::elementBytes(in.run, in.strategy, R, false).parameter +
+                              first.head.kept,
                           first.head.forward, first.head.backward};
     LayerDescription tail{"TAIL", "TAIL", "", 1, last.tail.params * bytesPerElement(in, R, true) + last.tail.kept,
                           last.tail.forward, last.tail.backward};

@@ -262,7 +262,13 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
     // Under interleaving the partition is planned for a model of one layer kind, over the
     // stages' totals with each stage's chunks even (planner.h).
     const bool oneKind = std::all_of(m.layerKind.begin(), m.layerKind.end(), [&](std::uint8_t k) { return k == m.layerKind.front(); });
-    const bool planPartition = request.partition && p > 1 && (v == 1 || oneKind);
+    const bool splitTower = !st.visionBlocks.empty();
+    const bool planPartition = request.partition && p > 1 && (v == 1 || oneKind) && !splitTower;
+    if (request.partition && splitTower) {
+        const std::string why = "the partition is not planned with the vision tower split over stages (exec.vision_partition): "
+                                "the stated pp_partition is kept";
+        out.note = out.note.empty() ? why : out.note + "; " + why;
+    }
     if (request.partition && v > 1 && !oneKind) {
         const std::string why = "the partition is not planned under interleaving (vpp " + std::to_string(v) +
                                 ") for a model of several layer kinds: which kinds a stage holds depends on every "

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <limits>
 
+#include "model/visioncost.h"
+
 namespace tessera::core::plan {
 
 using detail::wholeBytes;
@@ -20,7 +22,8 @@ StageSolver::StageSolver(CostInput& work, std::vector<LayerType> types, Bytes bu
     const std::int64_t layers = std::int64_t(work.model.layerKind.size());
     // With offload a stage's problem depends on the order of its layers too (which come
     // first): the byte keys, which carry it.
-    m_packed = !typeOf && std::size_t(m_chunks) * m_types.size() <= 4 && layers < (1 << 14) && work.strategy.pp < 128;
+    m_packed = !typeOf && std::size_t(m_chunks) * m_types.size() <= 4 && layers < (1 << 14) && work.strategy.pp < 128 &&
+               work.strategy.visionBlocks.empty();
 }
 
 namespace {
@@ -32,9 +35,10 @@ std::uint64_t packed(std::int64_t tag, const std::int32_t* counts, std::size_t n
 }
 
 std::string key(std::int64_t tag, const std::int32_t* counts, std::size_t n) {
-    std::string k(sizeof(std::int32_t) * n + 1, '\0');
-    k[0] = static_cast<char>(tag);
-    std::memcpy(k.data() + 1, counts, sizeof(std::int32_t) * n);
+    std::string k(sizeof(std::int32_t) * (n + 1), '\0');
+    const auto t = static_cast<std::int32_t>(tag);
+    std::memcpy(k.data(), &t, sizeof t);
+    std::memcpy(k.data() + sizeof t, counts, sizeof(std::int32_t) * n);
     return k;
 }
 
@@ -43,9 +47,12 @@ std::string key(std::int64_t tag, const std::int32_t* counts, std::size_t n) {
 const StageSolver::Frame& StageSolver::frame(std::int64_t stage, const detail::StageRanges& ranges,
                                              const std::int32_t* typeCounts, std::int32_t offload, const std::string& order) {
     // A stage's body depends on its place only as first or last (the embedding, the
-    // output layer, the last chunk's send) and on its layers only through their kinds.
-    const std::int64_t p = m_work.strategy.pp;
-    const std::int64_t role = (stage == 0 ? 1 : 0) | (stage == p - 1 ? 2 : 0);
+    // output layer, the last chunk's send) and on its layers only through their kinds;
+    // with the vision tower split over stages (exec.vision_partition), each of the
+    // tower's stages is a place of its own.
+    const std::int64_t p = m_work.strategy.pp, textFrom = firstTextStage(m_work.strategy);
+    std::int64_t role = (stage == textFrom ? 1 : 0) | (stage == p - 1 ? 2 : 0);
+    if (textFrom > 0 && stage <= textFrom) role |= (stage + 1) << 2;
     const std::size_t n = std::size_t(m_chunks) * m_types.size();
     std::uint64_t pk = 0;
     std::string k;

@@ -1,5 +1,6 @@
 #include "report/estimatereport.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -46,7 +47,7 @@ std::string headline(const ResolvedScenario& r) {
 
 std::string timeToTrain(const Estimate& e) {
     const std::string perTrillion =
-        formatText("%s GPU-hours per trillion tokens", withThousands(std::llround(e.gpuHoursPerTrillionTokens)).c_str());
+        formatText("%s GPU-hours per trillion tokens", countText(e.gpuHoursPerTrillionTokens).c_str());
     if (!e.trainDays) return "Time to train: " + perTrillion + " (no token budget: state exec.train_tokens for the days)";
     return formatText("Time to train: %s tokens in %s steps, %s on %lld devices · %s", shortCount(*e.trainTokens).c_str(),
                       withThousands(*e.trainSteps).c_str(), formatDays(*e.trainDays).c_str(), (long long)e.devices,
@@ -59,7 +60,7 @@ std::vector<std::string> keyFigures(const Estimate& e) {
     out.push_back(formatText("Peak %s GiB of %s GiB (%s %d): %s", gibNumber(e.peakMemory).c_str(), gibNumber(e.deviceMemory).c_str(),
                          mirrored ? "device" : "stage", e.peakStage, e.fits ? "fits" : "DOES NOT FIT"));
     out.push_back(formatText("Step %s · %s tokens/s · MFU %.1f %% · bubble %.1f %%", formatSeconds(e.stepSeconds).c_str(),
-                         withThousands(std::llround(e.tokensPerSecond)).c_str(), e.mfu * 100, e.bubbleFraction * 100));
+                         countText(e.tokensPerSecond).c_str(), e.mfu * 100, e.bubbleFraction * 100));
     const TimeBreakdown& b = e.breakdown;
     out.push_back(formatText("Where the step goes: compute %s · recompute %s · exposed communication %s · bubble %s · optimizer %s",
                          formatSeconds(b.compute).c_str(), formatSeconds(b.recompute).c_str(),
@@ -73,16 +74,22 @@ std::vector<std::string> keyFigures(const Estimate& e) {
                              formatSeconds(b.communicationHiddenBySchedule).c_str()));
     out.push_back(timeToTrain(e));
     out.push_back(formatText("Parameters: %s in all, at most %s on one device", withThousands(e.totalParameters).c_str(),
-                         withThousands(std::llround(e.perDeviceMaxParameters)).c_str()));
+                         countText(e.perDeviceMaxParameters).c_str()));
     return out;
 }
 
 std::string visionShareText(const StageEstimate& st) {
     if (!st.vision.any()) return {};
-    return formatText("%s %d holds the vision tower, in the figures above: %s parameters on one device, %s GiB kept a "
+    const VisionShare& v = st.vision;
+    const std::string what = v.endBlock - v.firstBlock == v.blocks
+                                 ? std::string("the vision tower")
+                                 : formatText("vision blocks %lld-%lld of %lld%s", (long long)v.firstBlock, (long long)v.endBlock - 1,
+                                              (long long)v.blocks, v.firstBlock == 0 ? " and the patch embedding"
+                                                                   : v.endBlock == v.blocks ? " and the projector" : "");
+    return formatText("%s %d holds %s, in the figures above: %s parameters on one device, %s GiB kept a "
                       "micro-batch in flight, %s forward and %s backward a micro-batch",
-                      st.hasMirror ? "Device" : "Stage", st.stage, withThousands(std::llround(st.vision.parameters)).c_str(),
-                      gibNumber(Bytes(st.vision.keptPerMicroBatch), 2).c_str(), formatSeconds(st.vision.forwardSeconds).c_str(),
+                      st.hasMirror ? "Device" : "Stage", st.stage, what.c_str(), countText(st.vision.parameters).c_str(),
+                      gibNumber(Bytes(std::min(st.vision.keptPerMicroBatch, 0x1p62)), 2).c_str(), formatSeconds(st.vision.forwardSeconds).c_str(),
                       formatSeconds(st.vision.backwardSeconds).c_str());
 }
 
@@ -150,19 +157,25 @@ nlohmann::ordered_json memoryJson(const StageMemory& m) {
     out["total"] = m.total();
     return out;
 }
+// A count as a JSON integer; past int64 (a hostile input) the double itself, never the
+// wrapped value llround gives there.
+nlohmann::ordered_json countJson(double x) {
+    if (std::isfinite(x) && std::abs(x) < 9.2e18) return std::llround(x);
+    return x;
+}
 }  // namespace
 
 std::string estimateJson(const ResolvedScenario& r, const Estimate& e, const FitAdvice* fit) {
     using json = nlohmann::ordered_json;
     json out;
-    out["parameters"] = {{"total", e.totalParameters}, {"per_device_max", std::llround(e.perDeviceMaxParameters)}};
+    out["parameters"] = {{"total", e.totalParameters}, {"per_device_max", countJson(e.perDeviceMaxParameters)}};
     json stages = json::array();
     for (const StageEstimate& st : e.stages) {
         json stage = {{"stage", st.stage},
                       {"layers", st.layers},
                       {"in_flight_micro_batches", st.inFlightMicroBatches},
                       {"in_flight_per_chunk", st.inFlightPerChunk},
-                      {"parameters", std::llround(st.parameters)},
+                      {"parameters", countJson(st.parameters)},
                       {"memory", memoryJson(st.memory)},
                       {"time", timeJson(st.time)}};
         if (st.hasMirror) {  // dualpipe: this device's second stage, run for the other direction
@@ -170,8 +183,10 @@ std::string estimateJson(const ResolvedScenario& r, const Estimate& e, const Fit
             stage["mirror_time"] = timeJson(st.mirror);
         }
         if (st.vision.any())  // of the figures above, the vision tower's
-            stage["vision_tower"] = {{"parameters", std::llround(st.vision.parameters)},
-                                     {"kept_bytes_per_micro_batch", std::llround(st.vision.keptPerMicroBatch)},
+            stage["vision_tower"] = {{"parameters", countJson(st.vision.parameters)},
+                                     {"kept_bytes_per_micro_batch", countJson(st.vision.keptPerMicroBatch)},
+                                     {"first_block", st.vision.firstBlock},
+                                     {"block_count", st.vision.endBlock - st.vision.firstBlock},
                                      {"forward_s", st.vision.forwardSeconds},
                                      {"backward_s", st.vision.backwardSeconds}};
         stages.push_back(stage);

@@ -29,6 +29,9 @@ struct ResolvedScenario {
     std::map<std::string, Filled> filled;  // "exec.dp" -> derived: ...
     Partition partition;                  // layers per chunk and stage
     std::int64_t totalLayers = 0;         // body + MTP layers placed on stages
+    // Vision tower blocks per stage (exec.vision_partition) when the tower spans more
+    // than one stage; empty: the whole tower on stage 0.
+    std::vector<std::int64_t> visionBlocks;
 };
 
 // Throws SpecError listing every broken rule.

@@ -114,6 +114,47 @@ void Resolver::resolveExecRun() {
 
 // expert_tp and etp, Megatron-LM's spelling and the seed's (resolve/expertgrid.h): one
 // stated fills the other where the other can say it; both stated must say the same.
+std::int64_t Resolver::visionStages(const ExecSpec& e, const ModelSpec& m, std::int64_t pp, std::int64_t vpp) {
+    if (!e.vision_partition) return 1;
+    const char* key = "exec.vision_partition";
+    if (!m.vision_depth) {
+        refuse(key, "is stated, but the model has no vision tower");
+        return 1;
+    }
+    const auto* blocks = std::get_if<StageCounts::Flat>(&e.vision_partition->value);
+    if (!blocks) return 1;  // the reader takes a list only
+    if (std::int64_t(blocks->size()) != pp) {
+        refuse(key, "one count per stage: pp = " + num(pp) + " stages, got " + num(std::int64_t(blocks->size())));
+        return 1;
+    }
+    std::int64_t sum = 0, spans = 0;
+    for (std::size_t s = 0; s < blocks->size(); ++s) {
+        const std::int64_t n = (*blocks)[s];
+        if (n > 0 && spans != std::int64_t(s)) {
+            refuse(key, "the tower runs from stage 0 on consecutive stages, its blocks in order: stage " + num(std::int64_t(s)) +
+                            " holds " + num(n) + " blocks after a stage with none");
+            return 1;
+        }
+        if (n > 0) ++spans;
+        sum += n;
+    }
+    if (sum != *m.vision_depth) {
+        refuse(key, "the stages hold " + num(sum) + " vision blocks, but the tower has " + num(*m.vision_depth) +
+                        " (model.vision_depth)");
+        return 1;
+    }
+    if (spans <= 1) return 1;  // the whole tower on stage 0: as unstated
+    // The text layers follow the tower's last stage; a second chunk or a V would run
+    // blocks after text layers of the same micro-batch.
+    if (vpp > 1) refuse(key, "splits the tower over stages with one chunk per stage, got vpp " + num(vpp));
+    const std::string& schedule = *e.pp_schedule;
+    if (schedule != "1f1b" && schedule != "gpipe" && schedule != "zb-h1")
+        refuse(key, "splits the tower over stages under gpipe, 1f1b or zb-h1, whose stages run in order once a "
+                    "micro-batch; got pp_schedule " + schedule);
+    m_out.visionBlocks = *blocks;
+    return spans;
+}
+
 void Resolver::resolveExpertTp() {
     ExecSpec& e = exec();
     const std::int64_t tp = *e.tp;
@@ -334,11 +375,12 @@ void Resolver::resolveExecStrategy() {
                                                num(*mbn) + " micro-batches)");
     }
     if (e.offset && e.pp_partition) refuse("exec.offset", "state offset or pp_partition, not both");
+    const std::int64_t textless = visionStages(e, m, pp, vpp) - 1;
     const std::int64_t mtp = m.mtp_depth.value_or(0);
     m_out.totalLayers = *m.num_hidden_layers + (*e.mtp_in_offset ? mtp : 0);
     // Not past the 64 chunks refused above: pp·vpp would overflow, and the grid is vpp long.
     if (vpp <= 64) {
-        auto partition = partitionLayers(m_out.totalLayers, pp, vpp, e.offset, e.pp_partition);
+        auto partition = partitionLayers(m_out.totalLayers, pp, vpp, e.offset, e.pp_partition, std::max<std::int64_t>(textless, 0));
         if (auto* error = std::get_if<std::string>(&partition))
             refuse(e.pp_partition ? "exec.pp_partition" : e.offset ? "exec.offset" : "exec.pp", *error);
         else m_out.partition = std::get<Partition>(partition);

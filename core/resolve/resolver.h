@@ -45,6 +45,9 @@ public:
     void resolveCluster();
     void resolveExecRun();       // defaults and run-wide rules (byte widths, sequence, optimizer)
     void resolveExecStrategy();  // degrees, batch, pipeline, recompute: what a search varies
+    // exec.vision_partition's rules: the stages the tower spans (1: stage 0 alone, as
+    // unstated), its blocks per stage in m_out.visionBlocks when more than one.
+    std::int64_t visionStages(const ExecSpec& e, const ModelSpec& m, std::int64_t pp, std::int64_t vpp);
     void resolveExpertTp();      // expert_tp and etp, each from the other
 
 private:

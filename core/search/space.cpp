@@ -278,6 +278,13 @@ SearchSetup searchSetup(const Scenario& scenario) {
                                                                                  RecomputeMode::PerLayer) != sp.recompute.end()))
         d.add(s.markOf("exec.activation_offload"), "exec.activation_offload",
               "pp_partition: auto and recompute: per_layer plan without offload (not planned around it yet): state 0");
+    // A tower split over stages is a placement of one strategy (its pp, its text partition);
+    // the search places the tower whole on stage 0, as the seed's does, and says so
+    // rather than price something other than what estimate prices for this file.
+    if (e.vision_partition)
+        d.add(s.markOf("exec.vision_partition"), "exec.vision_partition",
+              "the search places the vision tower whole on stage 0 (as the seed's search does); a split is priced by "
+              "estimate and plan for the strategy it names: leave it out to search");
     d.raiseIfAny();
     return setup;
 }

@@ -63,7 +63,7 @@ struct ExecSpec {
     std::optional<std::string> pp_schedule;
     std::optional<StageCounts> offset;
     std::optional<std::int64_t> seq_split;
-    std::optional<StageCounts> pp_partition;
+    std::optional<StageCounts> pp_partition, vision_partition;
     std::optional<bool> mtp_in_offset, emb_out_in_offset;
     std::optional<StageCounts> full_recompute, selective_recompute, selective_comm_recompute;
     std::optional<std::string> selective_rule;
@@ -137,7 +137,8 @@ void visit(Spec& e, V& v) {
     v.stageCounts({"offset", "Layers per stage beyond an even split: one count, per stage, or per chunk and stage"}, e.offset, kFormInt | kFormList | kFormNested, IntRange{-(1 << 20), 1 << 20});
     v.integer({"seq_split", "Parts each micro-batch's sequence runs the pipeline in under pp_schedule: seqpipe "
                "(Seq1F1B; the seed's seq_split); unstated: 1"}, e.seq_split, count);
-    v.stageCounts({"pp_partition", "Layers each stage holds, stated outright"}, e.pp_partition, kFormList | kFormNested, IntRange{1, 1 << 20});
+    v.stageCounts({"pp_partition", "Layers each stage holds, stated outright (0 only on the stages before the one where "
+                   "a vision tower split by vision_partition ends)"}, e.pp_partition, kFormList | kFormNested, IntRange{0, 1 << 20});
     v.flag({"mtp_in_offset", "MTP layers count in the offset's layers"}, e.mtp_in_offset);
     v.flag({"emb_out_in_offset", "Embedding and output layers count in the offset's layers"}, e.emb_out_in_offset);
     v.stageCounts({"full_recompute", "Fully recomputed layers: true for all, or counts per stage"}, e.full_recompute, kFormBool | kFormInt | kFormList | kFormNested, size);
@@ -200,6 +201,11 @@ void visit(Spec& e, V& v) {
                "the days to train on this cluster at the priced step time, and the optimizer steps the trainer "
                "is told (Megatron-LM --train-iters, torchtitan training.steps); no byte or second of a step "
                "depends on it", "tokens"}, e.train_tokens, count);
+    v.stageCounts({"vision_partition", "Vision tower blocks each stage holds, one count per stage from stage 0, as "
+                   "MindSpeed-MM's vision_encoder pipeline_num_layers: [16, 16, 0, 0] runs blocks 0-15 and the patch "
+                   "embedding on stage 0, blocks 16-31 and the merger on stage 1, where the text layers begin (the stages "
+                   "before it hold none: state pp_partition). One chunk per stage, schedules without a V; unstated: the "
+                   "whole tower on stage 0"}, e.vision_partition, kFormList, IntRange{0, 1 << 20});
     v.integer({"visual_seq_len", "Image tokens per sample the vision tower hands the language model, after its merger "
                "(the seed's context.visual_seq_len); the tower runs on vision_spatial_merge_size² patches per token. "
                "Required with a vision tower", "tokens"}, e.visual_seq_len, count);

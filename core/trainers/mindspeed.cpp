@@ -66,14 +66,15 @@ std::optional<VisionRead> readVision(const Module& encoder, const Module* projec
                       "spatial_merge_size², hidden_size = llm_hidden_size, no gated_linear_unit");
     if (const Value* bodyWidth = body.find("hidden_size"); integer(bodyWidth) != llm)
         return refuse(v, at + ".llm_hidden_size", "must equal the text decoder's hidden_size");
-    // The tower sits whole on the first stage, as Tessera places it.
+    // The tower's blocks per stage: whole on the first, or split as exec.vision_partition
+    // (resolve checks the order and the text's partition around it).
     if (const Value* split = v.find("pipeline_num_layers"); split && split->isList()) {
         std::int64_t first = -1, sum = 0;
         for (const Value& n : split->items()) sum += integer(&n), first = first < 0 ? integer(&n) : first;
-        if (first != layers || sum != layers)
+        if (sum != layers)
             return refuse(*split, at + ".pipeline_num_layers",
-                          "Tessera places the vision tower whole on the first stage: expected [" + std::to_string(layers) +
-                              ", 0, ...], got " + split->describe());
+                          "the stages hold " + std::to_string(sum) + " vision blocks, but num_layers is " + std::to_string(layers));
+        if (first != layers) exec.set("vision_partition", *split, split->mark());
     }
     const bool freezeEncoder = flag(v.find("freeze"), false), freezeProjector = flag(pj.find("freeze"), false);
     if (freezeEncoder != freezeProjector)

@@ -155,6 +155,8 @@ std::vector<std::string> trainYamlUnexpressed(const ResolvedScenario& r) {
         {"visual_seq_len", "the seed reads it from context.visual_seq_len, and the trainer refuses a context section, so it "
                            "is not written"},
         {"freeze_vision_tower", "Tessera writes no train.yaml key that freezes the vision tower"},
+        {"vision_partition", "the seed places a vision tower by its own sub-model's offset, which Tessera does not write; "
+                             "the trainer would run the whole tower on stage 0"},
         {"device_memory", ""}, {"memory_reserve", ""}, {"host_link_overlap", ""},
         {"selective_rule", ""},  // worded below, with the rule
     };

@@ -194,6 +194,8 @@ const std::vector<Row>& rows() {
         {"train_tokens", kDense, {"exec.train_tokens=1000000000000"}, {"exec.train_tokens=15000000000000"}, Moves::Days,
          "the run's steps at the priced step time; no byte or second of a step"},
         {"visual_seq_len", kVision, {}, {"exec.visual_seq_len=1024"}, Moves::Memory, "the vision tower's patches on the first stage"},
+        {"vision_partition", kVision, {}, {"exec.vision_partition=[16, 16]", "exec.pp_partition=[0, 32]"}, Moves::Memory,
+         "MindSpeed-MM's vision_encoder pipeline_num_layers: half the tower's blocks on the second stage, with every text layer"},
         {"freeze_vision_tower", kVision, {}, {"exec.freeze_vision_tower=true"}, Moves::Memory,
          "MindSpeed vision_encoder.freeze: no gradients, states or kept activations for the tower"},
         {"device_memory", kDense, {}, {"exec.device_memory=40 GiB"}, Moves::Budget, "the budget"},

@@ -271,13 +271,34 @@ private slots:
             QCOMPARE(e.stages[0].vision.parameters, 675759104.0);
             QCOMPARE(e.stages[0].vision.keptPerMicroBatch, 0.0);
         }
+        // The tower over two stages imports as exec.vision_partition; the text decoder's
+        // [1, 10, 10, 7] would run a text layer on stage 0 before the tower ends there, and
+        // is refused; [0, 11, 10, 7] prices, the tower's blocks 16-31 beside the embedding.
         std::string split = text;
         split.replace(split.find("[32, 0, 0, 0]"), 13, "[16, 16, 0, 0]");
-        Diagnostics d1;
-        importConfig(split, "model_7b.json", "", cluster, d1);
-        QVERIFY2(QString::fromStdString(allOf(d1)).contains("image_encoder.vision_encoder.pipeline_num_layers: Tessera places the "
-                                                            "vision tower whole on the first stage"),
-                 allOf(d1).c_str());
+        auto importSplit = [&](const std::string& file) {
+            Diagnostics d1;
+            Imported i = importConfig(file, "model_7b.json", "", cluster, d1);
+            if (!d1.empty()) qFatal("%s", allOf(d1).c_str());
+            Value& exec = *i.scenario.find("exec");
+            exec.set("seq_length", Value::integer(4096));
+            exec.set("micro_batch_size", Value::integer(1));
+            exec.set("global_batch_size", Value::integer(64));
+            exec.set("visual_seq_len", Value::integer(1024));
+            return scenarioFromValue(i.scenario, "model_7b.json", "");
+        };
+        try {
+            resolve(importSplit(split));
+            QFAIL("a text layer before the tower's end accepted");
+        } catch (const SpecError& e) {
+            QVERIFY2(QString(e.what()).contains("exec.pp_partition: stage 0 would hold 1 text layers"), e.what());
+        }
+        split.replace(split.find("[1, 10, 10, 7]"), 14, "[0, 11, 10, 7]");
+        const ResolvedScenario rs = resolve(importSplit(split));
+        QCOMPARE(rs.visionBlocks, (std::vector<std::int64_t>{16, 16, 0, 0}));
+        const Estimate es = estimate(rs);
+        QCOMPARE(es.stages[0].vision.parameters + es.stages[1].vision.parameters, 675759104.0);
+        QCOMPARE(es.stages[0].layers, std::int64_t{0});
         Value doc = parseDocument(text, "model_7b.json", Format::Json);
         doc.erase("image_encoder");
         Diagnostics d2;

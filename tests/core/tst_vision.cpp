@@ -3,10 +3,12 @@
 // patch embedding and merger - and nowhere else; exec.visual_seq_len refused where it
 // means nothing.
 #include <QtTest>
+#include <nlohmann/json.hpp>
 
 #include "costhelpers.h"
 #include "model/estimate.h"
 #include "model/parameters.h"
+#include "plan/planner.h"
 #include "report/estimatereport.h"
 #include "trainyaml/trainyaml.h"
 
@@ -167,6 +169,67 @@ private slots:
         QVERIFY(full.stages[0].time.recompute > textFull.stages[0].time.recompute);
     }
 
+    // The tower over two stages (exec.vision_partition, MindSpeed-MM's vision_encoder
+    // pipeline_num_layers [16, 16, 0, 0]): its parts add up to the whole, the text begins on
+    // the tower's last stage with the embedding, and the first stage sends patches on.
+    void splitOverStages() {
+        const std::string whole = "pp: 4, tp: 2, pp_partition: [4, 8, 8, 8]";
+        const std::string split = "pp: 4, tp: 2, pp_partition: [0, 12, 8, 8], vision_partition: [16, 16, 0, 0]";
+        const Estimate w = estimateOfYaml(scenario(true, whole));
+        const Estimate s = estimateOfYaml(scenario(true, split));
+        QCOMPARE(s.stages.size(), std::size_t{4});
+        QCOMPARE(s.stages[0].layers, std::int64_t{0});
+        QCOMPARE(s.stages[0].vision.firstBlock, std::int64_t{0});
+        QCOMPARE(s.stages[0].vision.endBlock, std::int64_t{16});
+        QCOMPARE(s.stages[1].vision.firstBlock, std::int64_t{16});
+        QCOMPARE(s.stages[1].vision.endBlock, std::int64_t{32});
+        QVERIFY(!s.stages[2].vision.any() && !s.stages[3].vision.any());
+        // The tower's parameters, forward and backward, split and whole: the same sums.
+        const VisionShare& all = w.stages[0].vision;
+        QCOMPARE(s.stages[0].vision.parameters + s.stages[1].vision.parameters, all.parameters);
+        QVERIFY(qFuzzyCompare(s.stages[0].vision.forwardSeconds + s.stages[1].vision.forwardSeconds, all.forwardSeconds));
+        QVERIFY(qFuzzyCompare(s.stages[0].vision.backwardSeconds + s.stages[1].vision.backwardSeconds, all.backwardSeconds));
+        QVERIFY(std::abs(s.stages[0].vision.keptPerMicroBatch + s.stages[1].vision.keptPerMicroBatch - all.keptPerMicroBatch) <= 2);
+        // Stage 0: 16 blocks and the patch embedding; 1,505,280 of the tower's elements whole,
+        // each block as in firstStageOnly.
+        QCOMPARE(s.stages[0].vision.parameters, 16.0 * ((19702200 - 5120) / 2.0 + 5120) + 1505280);
+        QCOMPARE(s.stages[0].parameters, s.stages[0].vision.parameters);  // no embedding table, no text layer
+        // Stage 1 holds the embedding table (152,064 × 3,584 over tp 2) with its 12 layers.
+        QVERIFY(s.stages[1].parameters > s.stages[1].vision.parameters + 152064.0 * 3584 / 2);
+        QCOMPARE(s.modelFlopsPerStep, w.modelFlopsPerStep);
+        QCOMPARE(QString::fromStdString(visionShareText(s.stages[0])).section(',', 0, 0),
+                 QStringLiteral("Stage 0 holds vision blocks 0-15 of 32 and the patch embedding"));
+        QVERIFY(visionShareText(s.stages[1]).starts_with("Stage 1 holds vision blocks 16-31 of 32 and the projector,"));
+        // Stage 0 sends the tower's patches (4 × 1,024 of width 1,280 over SP's tp), not text tokens.
+        QVERIFY(s.stages[0].time.pp > 0 && s.stages[0].time.pp < w.stages[0].time.pp);
+        // The JSON says which blocks.
+        const auto json = nlohmann::json::parse(estimateJson(resolveYaml(scenario(true, split)), s, nullptr));
+        QCOMPARE(json["stages"][1]["vision_tower"]["first_block"].get<int>(), 16);
+        QCOMPARE(json["stages"][1]["vision_tower"]["block_count"].get<int>(), 16);
+    }
+
+    // The planner keeps a split tower's partition and prices it as estimate does; with
+    // the budget between the stated peak and the lightest plan's, it recomputes to fit.
+    void planWithASplitTower() {
+        const std::string split = "pp: 4, tp: 2, pp_partition: [0, 12, 8, 8], vision_partition: [16, 16, 0, 0]";
+        const ResolvedScenario r = resolveYaml(scenario(true, split));
+        const CostInput in = costInput(r);
+        const Estimate e = estimate(r);
+        const Plan loose = planStrategy(in, PlanRequest{});
+        QVERIFY2(loose.planned && loose.fits, loose.why.c_str());
+        QVERIFY(loose.note.find("exec.vision_partition") != std::string::npos);
+        QCOMPARE(loose.partition, r.partition.layers);
+        QVERIFY(std::abs(loose.stepSeconds - e.stepSeconds) <= 1e-12 * e.stepSeconds);
+        const Bytes budget = e.peakMemory - (Bytes{8} << 30);
+        const Plan tight = planStrategy(in, PlanRequest{}, budget);
+        QVERIFY2(tight.planned && tight.fits, tight.why.c_str());
+        QVERIFY(tight.peakMemory <= budget && tight.stepSeconds > e.stepSeconds);
+        CostInput applied = in;
+        applyPlan(tight, applied.strategy);
+        QCOMPARE(applied.strategy.visionBlocks, r.visionBlocks);
+        QVERIFY(std::abs(evaluate(applied).stepSeconds - tight.stepSeconds) <= 1e-12 * tight.stepSeconds);
+    }
+
     void refusals_data() {
         QTest::addColumn<QString>("yaml");
         QTest::addColumn<QString>("expected");
@@ -180,6 +243,25 @@ private slots:
         tooMany.replace(tooMany.find("visual_seq_len: 1024"), 20, "visual_seq_len: 8192");
         QTest::newRow("more image tokens than the sequence") << QString::fromStdString(tooMany)
                                                              << "exec.visual_seq_len: the image tokens sit in the sequence";
+        auto split = [](const std::string& exec) { return QString::fromStdString(scenario(true, exec)); };
+        QTest::newRow("a split without the text's partition")
+            << split("pp: 4, tp: 2, vision_partition: [16, 16, 0, 0]")
+            << "exec.pp: the vision tower runs on stages 0-1, so stage 0 cannot hold text layers, which come after it: "
+               "state pp_partition, e.g. [0, 9, 9, 10]";
+        QTest::newRow("text before the tower ends") << split("pp: 4, tp: 2, vision_partition: [16, 16, 0, 0], pp_partition: [1, 11, 8, 8]")
+                                                    << "exec.pp_partition: stage 0 would hold 1 text layers, but the vision tower";
+        QTest::newRow("a block count per stage") << split("pp: 4, tp: 2, vision_partition: [16, 16]")
+                                                 << "exec.vision_partition: one count per stage: pp = 4 stages, got 2";
+        QTest::newRow("every block placed") << split("pp: 4, tp: 2, vision_partition: [16, 8, 0, 0], pp_partition: [0, 12, 8, 8]")
+                                            << "exec.vision_partition: the stages hold 24 vision blocks, but the tower has 32";
+        QTest::newRow("blocks in order") << split("pp: 4, tp: 2, vision_partition: [16, 0, 16, 0], pp_partition: [0, 12, 8, 8]")
+                                         << "exec.vision_partition: the tower runs from stage 0 on consecutive stages";
+        QTest::newRow("one chunk a stage") << split("pp: 2, vpp: 2, tp: 2, pp_schedule: interleaved, vision_partition: [16, 16]")
+                                           << "exec.vision_partition: splits the tower over stages with one chunk per stage";
+        QTest::newRow("no V") << split("pp: 2, vpp: 2, tp: 2, pp_schedule: zbv, vision_partition: [16, 16], pp_partition: [[0, 14], [14, 0]]")
+                              << "exec.vision_partition: splits the tower over stages under gpipe, 1f1b or zb-h1";
+        QTest::newRow("no tower") << QString::fromStdString(scenario(false, "pp: 2, vision_partition: [1, 0]"))
+                                  << "exec.vision_partition: is stated, but the model has no vision tower";
     }
     void refusals() {
         QFETCH(QString, yaml);

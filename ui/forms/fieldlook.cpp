@@ -88,6 +88,7 @@ const Entry kExec[] = {
     {"dropout_bytes", "Dropout mask bytes", kPrecision},
     {"pp_schedule", "Schedule", kSchedule},
     {"pp_partition", "Layers per stage", kSchedule},
+    {"vision_partition", "Vision blocks per stage", kSchedule, vision},
     {"offset", "Layer offset per stage", kSchedule},
     {"seq_split", "Sequence split (seqpipe)", kSchedule},
     {"mtp_in_offset", "MTP counts in offset", kSchedule, mtp},
