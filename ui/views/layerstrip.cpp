@@ -91,6 +91,9 @@ void LayerStrip::paintEvent(QPaintEvent*) {
         p.setPen(ink);
         p.setBrush(Qt::NoBrush);
         p.drawRect(band);
+        // No text layer: only a stage before the end of a vision tower split over stages
+        // (exec.vision_partition) holds none.
+        if (m_stages[s].empty()) p.drawText(band, Qt::AlignCenter, tr("vision tower only"));
         // "20 layers" where the band has room for it, else the bare count (pp 16 on a narrow
         // window), so neighbouring labels never run into each other.
         const QString words = m_stages[s].size() == 1 ? tr("1 layer") : tr("%1 layers").arg(m_stages[s].size());
