@@ -133,6 +133,12 @@ void readModel(Titan& t, Builder& b, const std::string& baseDir) {
             return;
         }
     }
+    // torchtitan removed its llama4 model on 2026-06-08 ("[BE] deprecate llama4", pytorch/torchtitan#3573):
+    // an older job file still names it; its Hugging Face config prices it.
+    if (name == "llama4")
+        return t.refuse("model", "name", "torchtitan's llama4 (" + flavor.value_or("debugmodel") + ") has no Tessera preset, "
+                                         "and torchtitan removed the model in June 2026 (#3573): point hf_assets_path at the "
+                                         "model's folder and its config.json prices it (Llama 4's family, tower and all)");
     t.refuse("model", "flavor", "torchtitan's " + name.value_or("llama3") + " " + flavor.value_or("debugmodel") +
                                 " is not a Tessera preset (llama3 8B, 70B and 405B, qwen3 32B and 235B-A22B, deepseek_v3 671B are), and hf_assets_path holds no local "
                                 "config.json: point hf_assets_path at the model's folder");

@@ -337,6 +337,9 @@ private slots:
                                            << "the allgather dispatcher (Megatron-LM's default) is not priced";
         QTest::newRow("stray word") << "export " + base << "exported:1:1: expected an argument such as --num-layers, got 'export'";
         QTest::newRow("toml syntax") << "[parallelism]\ntensor_parallel_degree = = 2\n" << "exported:2:";
+        QTest::newRow("torchtitan's removed llama4") << "[model]\nname = \"llama4\"\nflavor = \"17bx16e\"\n"
+                                                     << "[model] name: torchtitan's llama4 (17bx16e) has no Tessera preset, and "
+                                                        "torchtitan removed the model in June 2026 (#3573)";
     }
     void refusalsByName() {
         QFETCH(QString, text);
