@@ -1,6 +1,7 @@
 #include "report/diffreport.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -100,8 +101,13 @@ ScenarioDiff diffScenarios(const DiffSide& a, const DiffSide& b) {
         auto bytes = [](const StageMemory* at, Bytes StageMemory::*term) {
             return at ? std::optional<double>(double(at->*term)) : std::nullopt;
         };
-        for (const MemoryTerm& term : kMemoryTerms)
-            f.add("stage " + std::to_string(s) + " " + term.key, "bytes", bytes(m, term.bytes), bytes(n, term.bytes));
+        // The terms in the words the memory table and the chart's legend use ("master copy",
+        // not the JSON key main_parameters).
+        for (const MemoryTerm& term : kMemoryTerms) {
+            std::string words = term.name;
+            words[0] = char(std::tolower(static_cast<unsigned char>(words[0])));
+            f.add("stage " + std::to_string(s) + " " + words, "bytes", bytes(m, term.bytes), bytes(n, term.bytes));
+        }
         f.add("stage " + std::to_string(s) + " total", "bytes", m ? std::optional<double>(double(m->total())) : std::nullopt,
               n ? std::optional<double>(double(n->total())) : std::nullopt);
     }

@@ -93,8 +93,10 @@ private slots:
         Run r = tessera({"diff", "llama3-70b-h100x64", "llama3-70b-h100x64", "--set", "exec.tp=4", "--set", "exec.dp=4", "--set", "exec.micro_batch_num=32"});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QRegularExpression(R"(exec\.tp\s+8\s+4\s+stated / stated)")), qPrintable(r.out));
-        for (const char* s : {"exec.dp", "step time", "tokens/s", "MFU", "days to train", "stage 0 parameters", "memory per device, by stage"})
+        for (const char* s : {"exec.dp", "step time", "tokens/s", "MFU", "days to train", "stage 0 parameters",
+                              "stage 0 master copy", "memory per device, by stage"})
             QVERIFY2(r.out.contains(s), s);
+        QVERIFY2(!r.out.contains("main_parameters"), qPrintable(r.out));  // the table's words, not the JSON key
         r = tessera({"diff", "--json", "llama3-70b-h100x64", "llama3-70b-h100x64", "--set", "exec.tp=4", "--set", "exec.dp=4", "--set", "exec.micro_batch_num=32"});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
