@@ -238,6 +238,7 @@ CostInput runCostInput(const ResolvedScenario& r) {
     run.overlappedGradReduce = *e.overlapped_grad_reduce;
     run.overlapParamGather = *e.overlap_param_gather;
     run.gradClip = *e.grad_clip;
+    run.postValidation = *e.optimizer_post_validation;
     run.vocabEmbDp = *e.vocab_emb_dp;
     run.tiedTables = *e.tie_embeddings;
     run.shardMtpParams = *e.shard_mtp_param;

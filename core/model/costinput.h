@@ -145,6 +145,7 @@ struct RunSettings {
     bool overlappedGradReduce = true;   // exec.overlapped_grad_reduce: buckets reduced under the last backward
     bool overlapParamGather = true;     // exec.overlap_param_gather: buckets gathered under the next forward
     bool gradClip = true;               // clip by global norm: one read of the gradients
+    bool postValidation = false;        // exec.optimizer_post_validation: zb-h2's step is its longest stage's span
     bool vocabEmbDp = false;            // the embedding runs data parallel (whole on each rank) when pp is 1
     bool tiedTables = false;            // exec.tie_embeddings: output and embedding share one table
     bool shardMtpParams = true;         // MTP projections split over TP like the body's

@@ -143,6 +143,17 @@ Summary evaluateSimulated(const CostInput& in, const std::vector<SimulatedStage>
         }
     }
     summary.stepSeconds = run.makespan + tail;
+    // zb-h2 post-validated: each stage reduces, steps and starts the next step on its own,
+    // so the step is the longest of (its span, then its own reduction and step).
+    const bool stageSpan = in.run.postValidation && staggersStages(st.schedule);
+    if (stageSpan) {
+        summary.stepSeconds = 0;
+        for (int r = 0; r < p; ++r) {
+            const double own = sum(r, [](const SimulatedStage& d) { return d.time.dpExposed + d.time.optimizer; });
+            summary.stepSeconds = std::max(summary.stepSeconds, run.span[std::size_t(r)] + own);
+        }
+    }
+    const double pipelineSeconds = stageSpan ? std::max(maxBusy, summary.stepSeconds - tail) : run.makespan;
     summary.fits = summary.peakMemory <= in.run.memoryBudget && summary.peakMemory < detail::kMaxCountedBytes;
     if (detail) {
         // The straggler's work: every micro-batch through each of its stages; what the
@@ -156,11 +167,13 @@ Summary evaluateSimulated(const CostInput& in, const std::vector<SimulatedStage>
         detail->breakdown.recompute = recompute;
         detail->breakdown.communicationExposed = std::max(0.0, comm - hidden) + tailDp;
         detail->breakdown.compute = maxBusy - recompute - std::max(0.0, comm - hidden);
-        detail->breakdown.bubble = run.makespan - maxBusy;
+        detail->breakdown.bubble = pipelineSeconds - maxBusy;
         detail->breakdown.communicationHiddenBySchedule = std::min(comm, hidden);
         detail->breakdown.computeSlowedBySms = slowed;
         detail->breakdown.optimizer = tailOptimizer;
-        detail->bubbleFraction = run.makespan > 0 ? (run.makespan - maxBusy) / run.makespan : 0;
+        detail->bubbleFraction = pipelineSeconds > 0 ? (pipelineSeconds - maxBusy) / pipelineSeconds : 0;
+        detail->lastStageEnd = staggersStages(st.schedule) ? run.makespan : 0;
+        detail->stepIsStageSpan = stageSpan;
     }
     return summary;
 }
@@ -275,6 +288,7 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
             for (std::int64_t r = 0; r < p; ++r)
                 e.perDeviceMaxParameters = std::max(e.perDeviceMaxParameters, slots[std::size_t(r)].params + slots[std::size_t(p - 1 - r)].params);
         e.expertCommPaired = pairsExpertComm(in);
+        e.postValidationUnused = run.postValidation && !(staggersStages(st.schedule) && p > 1);
         e.seqSplit = parts;
         e.modelFlopsPerStep = 3 * modelFlopsForward * double(mbn) * double(st.dp);
         // Against the compute dtype's peak: an FP8 run's FP8 peak, though parts of it run in BF16.

@@ -131,6 +131,11 @@ struct Estimate {
     std::optional<double> trainDays;
     bool expertCommPaired = false;  // pairsExpertComm: the schedule's steady state runs F&B pairs
     int seqSplit = 1;               // seqpipe: sequence parts per micro-batch (inFlightPerChunk counts parts)
+    // zb-h2 (staggersStages): the end of its last stage's pipeline work, and whether the
+    // step is its longest stage's span instead (optimizer_post_validation).
+    double lastStageEnd = 0;
+    bool stepIsStageSpan = false;
+    bool postValidationUnused = false;  // stated, under a schedule whose first stage spans the step
 };
 
 // exec.overlap_moe_expert_parallel_comm where it acts: routed experts over ep > 1 under

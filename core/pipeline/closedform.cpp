@@ -10,7 +10,7 @@ constexpr std::pair<Schedule, std::string_view> kNames[] = {
     {Schedule::OneFOneB, "1f1b"}, {Schedule::Interleaved, "interleaved"}, {Schedule::GPipe, "gpipe"},
     {Schedule::ZbH1, "zb-h1"},    {Schedule::Zbv, "zbv"},                 {Schedule::DualPipe, "dualpipe"},
     {Schedule::DualPipeV, "dualpipev"}, {Schedule::SeqPipe, "seqpipe"},   {Schedule::VHalf, "v-half"},
-    {Schedule::VMin, "v-min"}};
+    {Schedule::VMin, "v-min"},         {Schedule::ZbH2, "zb-h2"}};
 }  // namespace
 
 Schedule scheduleNamed(std::string_view name) {
@@ -31,6 +31,7 @@ std::int64_t inFlightChunkForwards(const PipelineShape& sh, int stage, int chunk
     case Schedule::GPipe: return m;
     case Schedule::OneFOneB:
     case Schedule::ZbH1: return std::max<std::int64_t>(1, std::min<std::int64_t>(p - stage, m));
+    case Schedule::ZbH2: return std::max<std::int64_t>(1, std::min<std::int64_t>(2 * (p - stage) - 1, m));
     case Schedule::Interleaved: {
         const std::int64_t held = std::min(m * v, 2 * (p - stage - 1) + (v - 1) * p + 1);
         // Forwards k = 0 .. held-1 cycle through the chunks in blocks of p.
@@ -53,9 +54,10 @@ std::int64_t inFlightChunkForwards(const PipelineShape& sh, int stage, int chunk
 }
 
 std::int64_t waitingWeightGrads(const PipelineShape& sh, int stage) {
+    const std::int64_t p = sh.stages, m = sh.microBatches;
+    if (sh.schedule == Schedule::ZbH2) return std::min<std::int64_t>(2 * stage, m - std::min<std::int64_t>(2 * (p - stage) - 1, m));
     if (sh.schedule != Schedule::ZbH1) return 0;
-    const std::int64_t held = std::min<std::int64_t>(sh.stages - stage, sh.microBatches);
-    return std::min<std::int64_t>(stage, sh.microBatches - held);
+    return std::min<std::int64_t>(stage, m - std::min<std::int64_t>(p - stage, m));
 }
 
 double pipelineMakespan(const PipelineShape& sh, double sumX, double maxX, double sumF, double maxF, double sumB,

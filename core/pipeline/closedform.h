@@ -8,6 +8,7 @@
 // micro-batches:
 //   gpipe        m                                   (Huang et al. 2019)
 //   1f1b, zb-h1  min(p - s, m)                       (Narayanan et al. 2021 §2.2; ZB-H1 keeps 1F1B's warm-up)
+//   zb-h2        min(2(p - s) - 1, m)                (Qi et al. 2023 §3.1: (2p - 1) M_B on stage 0)
 //   interleaved  min(m·v, 2(p - s - 1) + (v - 1)p + 1) chunk-forwards, the k-th
 //                belonging to chunk floor(k / p) mod v (Megatron-LM
 //                get_model_chunk_id); stage 0 then holds L(1 + (p-1)/(pv))
@@ -17,9 +18,9 @@
 //   dualpipev    chunk 0: 2p - s, chunk 1: s + 1 (2p + 1 = PP + 1 over its 2p stages)
 //   seqpipe      min(p - s + n - 1, m·n) sequence parts of 1/n of a micro-batch each
 //                (Seq1F1B's warm-up, n = seq_split; the seed's base - s + n - 1, §4.8)
-// Weight gradients held back, ZB-H1 only (each keeps its GEMM inputs and output
-// gradients): min(s, m - min(p - s, m)) at the in-flight peak; the others run a
-// held-back W only where a backward has just released more than it keeps.
+// Weight gradients held back (each keeps its GEMM inputs and output gradients), at the
+// in-flight peak: ZB-H1 min(s, m - min(p - s, m)), ZB-H2 min(2s, m - min(2(p - s) - 1, m));
+// the others run a held-back W only where a backward has just released more than it keeps.
 // Makespan with X_s = F_s + B_s + W_s (one micro-batch, all chunks of stage s), M = max X:
 //   1f1b         sum X + (m - 1) M                   (warm-up and cool-down, then the straggler)
 //   interleaved  m M + (sum X - M) / v               (bubble (p-1)/v of a stage's time, Narayanan et al. 2021)
@@ -27,6 +28,9 @@
 //   zb-h1        m M + (p - 1) max_s (F_s + B_s - min(B_s, W_s))
 //                (B the input gradient; equal stages: the DualPipe README's ZB1P row
 //                (PP-1)(F + B_full - 2W), exact while W <= B)
+//   zb-h2        m M + (p - 1) max(0, F + B - 2W) for equal stages once m >= 2p - 1: the
+//                longest stage's span, which is the step only under optimizer post-validation
+//                (Qi et al. 2023 §4); its stages start and end (p - 1) F apart. Simulated.
 //   seqpipe      (sum X + (m·n - 1) M) / n: 1F1B over m·n parts of X/n (bubble (p-1)/n
 //                of 1F1B's); the first part's extra warm-up only adds memory
 //   dualpipe(v)  see pipelineMakespanDual: its pairs of one direction's forward with
@@ -38,7 +42,7 @@
 
 namespace tessera::core {
 
-enum class Schedule : std::uint8_t { OneFOneB, Interleaved, GPipe, ZbH1, Zbv, DualPipe, DualPipeV, SeqPipe, VHalf, VMin };
+enum class Schedule : std::uint8_t { OneFOneB, Interleaved, GPipe, ZbH1, Zbv, DualPipe, DualPipeV, SeqPipe, VHalf, VMin, ZbH2 };
 
 // exec.pp_schedule's spelling, both ways (an unknown name reads as 1f1b: resolve
 // refuses unknown names before anything calls this).
@@ -50,10 +54,15 @@ inline bool isVShape(Schedule s) {
     return s == Schedule::Zbv || s == Schedule::DualPipeV || s == Schedule::VHalf || s == Schedule::VMin;
 }
 // Whether the schedule splits the backward into B and W and defers W.
-inline bool splitsWeightGrad(Schedule s) { return s == Schedule::ZbH1 || s == Schedule::DualPipe || isVShape(s); }
+inline bool splitsWeightGrad(Schedule s) {
+    return s == Schedule::ZbH1 || s == Schedule::ZbH2 || s == Schedule::DualPipe || isVShape(s);
+}
 // Priced by simulating the schedule: no closed form here is exact for them (dualpipe's
-// drifts once stages differ, the V schedules have none).
-inline bool pricedBySimulation(Schedule s) { return s == Schedule::DualPipe || isVShape(s); }
+// and zb-h2's drift once stages differ, the V schedules have none).
+inline bool pricedBySimulation(Schedule s) { return s == Schedule::DualPipe || s == Schedule::ZbH2 || isVShape(s); }
+// The schedule whose stages start and end at different times (a parallelogram), so that
+// its step is the longest stage's span when the optimizer step is post-validated.
+inline bool staggersStages(Schedule s) { return s == Schedule::ZbH2; }
 // A price by simulation walks every event: F, B and W of each micro-batch on each chunk
 // of each stage. Past this many, resolve, the search and the simulator refuse the
 // strategy rather than let one estimate take gigabytes and seconds; the runs people

@@ -127,6 +127,25 @@ void zeroBubbleH1Order(const PipelineInput& in, int s, std::vector<Step>& order)
     while (!b.waiting.empty()) b.weight();
 }
 
+// ZB-H2 (Qi et al. 2023 §3.1, Figure 3 bottom; the zero-bubble fork's ZB2P with
+// --zero-bubble-max-pending-backward 2p): more warm-up forwards fill the bubble before
+// the first input gradient, and the weight gradients move to the tail, so the stages
+// form a parallelogram. Tick x on stage s runs F_x, then B_{x-2(p-1-s)}, then
+// W_{x-2(p-1)} (indices outside 0..m-1 skipped): 2(p-s)-1 forwards in flight and 2s
+// weight gradients waiting, 2p-1 micro-batches' worth on every stage (the paper's
+// (2p-1)M_B). Each stage's span (first start to last end) is then
+// m(F+B+W) + (p-1)·max(0, F+B-2W) for equal stages once m >= 2p-1 (the paper's
+// bubble; tst_schedules), but the stages start and end p-1 forwards apart: only
+// optimizer post-validation (§4) lets a stage begin its next step before the last one ends.
+void zeroBubbleH2Order(const PipelineInput& in, int s, std::vector<Step>& order) {
+    const int p = in.stages, m = in.microBatches;
+    for (int x = 0; x < m + 2 * (p - 1); ++x) {
+        if (x < m) order.push_back({{x, 0, Phase::Forward, false}, {}, false});
+        if (const int b = x - 2 * (p - 1 - s); b >= 0 && b < m) order.push_back({{b, 0, Phase::Backward, false}, {}, false});
+        if (const int w = x - 2 * (p - 1); w >= 0 && w < m) order.push_back({{w, 0, Phase::WeightGrad, false}, {}, false});
+    }
+}
+
 // ZB-V (Qi et al. 2023 §6, Figure 8): two chunks per stage in a V, chunk 0 down the
 // stages and chunk 1 back up, so stage 0 runs the first and the last chunk. The
 // order is PyTorch's ScheduleZBVZeroBubble (torch/distributed/pipelining/schedules.py):
@@ -228,6 +247,7 @@ std::shared_ptr<const StageOrders> stageOrders(Kind kind, const PipelineInput& i
         case Kind::OneFOneB:
         case Kind::Interleaved: megatronOrder(kind, in, s, order); break;
         case Kind::ZbH1: zeroBubbleH1Order(in, s, order); break;
+        case Kind::ZbH2: zeroBubbleH2Order(in, s, order); break;
         case Kind::Zbv: zbvOrder(in, s, order); break;
         case Kind::DualPipe:
         case Kind::DualPipeV: dualOrder(kind, in, s, order); break;

@@ -30,8 +30,8 @@ std::string str(int n) { return std::to_string(n); }
 }
 
 Kind kindOf(const std::string& name) {
-    static constexpr Kind kinds[] = {Kind::Gpipe,    Kind::OneFOneB,  Kind::Interleaved, Kind::ZbH1,  Kind::Zbv,
-                                     Kind::DualPipe, Kind::DualPipeV, Kind::SeqPipe,     Kind::VHalf, Kind::VMin};
+    static constexpr Kind kinds[] = {Kind::Gpipe,     Kind::OneFOneB, Kind::Interleaved, Kind::ZbH1, Kind::Zbv, Kind::DualPipe,
+                                     Kind::DualPipeV, Kind::SeqPipe,  Kind::VHalf,       Kind::VMin, Kind::ZbH2};
     static_assert(std::size(kinds) == std::size(kScheduleNames));
     for (std::size_t i = 0; i < std::size(kinds); ++i)
         if (name == kScheduleNames[i]) return kinds[i];
@@ -140,8 +140,75 @@ Schedule scheduleOf(Kind kind) {
     case Kind::SeqPipe: return Schedule::SeqPipe;
     case Kind::VHalf: return Schedule::VHalf;
     case Kind::VMin: return Schedule::VMin;
+    case Kind::ZbH2: return Schedule::ZbH2;
     }
     return Schedule::OneFOneB;
+}
+
+// ZB-H2 priced without its events (keepEvents false: a search's candidate). Its order is
+// one tick at a time (orders.cpp): F_x, B_{x-2(p-1-s)}, W_{x-2(p-1)} on stage s, and every
+// input comes from an earlier tick or, for a forward, from the stage before in the same
+// tick, so walking ticks and then stages in order starts each op exactly where the
+// general walk below starts it, in a few nanoseconds an op rather than tens (the search
+// prices tens of thousands of them; tst_schedules holds the two walks equal).
+PipelineResult priceZbH2(const PipelineInput& in) {
+    const int p = in.stages, m = in.microBatches;
+    thread_local std::vector<double> endF, endB;
+    endF.assign(std::size_t(p) * m, 0.0), endB.assign(std::size_t(p) * m, 0.0);
+    auto at = [m](int s, int k) { return std::size_t(s) * std::size_t(m) + std::size_t(k); };
+    PipelineResult r;
+    r.busy.assign(std::size_t(p), 0.0), r.span.assign(std::size_t(p), 0.0), r.pairStretchSeconds.assign(std::size_t(p), 0.0);
+    r.peakInFlight.assign(std::size_t(p), 0), r.peakWaitingWeightGrads.assign(std::size_t(p), 0);
+    const bool bytes = !in.keptBytes.empty();
+    if (bytes) r.peakBytes.assign(std::size_t(p), 0.0);
+    std::vector<double> freeAt(std::size_t(p), 0.0), first(std::size_t(p), -1.0);
+    std::vector<int> held(std::size_t(p), 0), waiting(std::size_t(p), 0);
+    std::vector<double> heldBytes(std::size_t(p), 0.0), waitingBytes(std::size_t(p), 0.0);  // summed as the general walk sums them
+    for (int x = 0; x < m + 2 * (p - 1); ++x)
+        for (int s = 0; s < p; ++s) {
+            const StageTimes& t = in.times[std::size_t(s)][0];
+            const double kept = bytes ? in.keptBytes[std::size_t(s)][0] : 0.0;
+            const double stash = bytes && !in.weightGradBytes.empty() ? in.weightGradBytes[std::size_t(s)][0] : 0.0;
+            auto run = [&](double ready, double length) {
+                const double start = std::max(freeAt[std::size_t(s)], ready);
+                if (first[std::size_t(s)] < 0) first[std::size_t(s)] = start;
+                const double end = start + length;
+                r.busy[std::size_t(s)] += end - start;
+                return freeAt[std::size_t(s)] = end;
+            };
+            auto note = [&] {
+                r.peakInFlight[std::size_t(s)] = std::max(r.peakInFlight[std::size_t(s)], held[std::size_t(s)]);
+                r.peakWaitingWeightGrads[std::size_t(s)] = std::max(r.peakWaitingWeightGrads[std::size_t(s)], waiting[std::size_t(s)]);
+                if (bytes)
+                    r.peakBytes[std::size_t(s)] = std::max(r.peakBytes[std::size_t(s)], heldBytes[std::size_t(s)] + waitingBytes[std::size_t(s)]);
+            };
+            if (x < m) {
+                endF[at(s, x)] = run(s == 0 ? 0.0 : endF[at(s - 1, x)] + in.p2pSeconds, t.forward);
+                ++held[std::size_t(s)], heldBytes[std::size_t(s)] += kept, note();
+            }
+            if (const int b = x - 2 * (p - 1 - s); b >= 0 && b < m) {
+                endB[at(s, b)] = run(s == p - 1 ? endF[at(s, b)] : endB[at(s + 1, b)] + in.p2pSeconds, t.backward);
+                --held[std::size_t(s)], heldBytes[std::size_t(s)] -= kept;
+                ++waiting[std::size_t(s)], waitingBytes[std::size_t(s)] += stash, note();
+            }
+            if (const int w = x - 2 * (p - 1); w >= 0 && w < m) {
+                run(endB[at(s, w)], t.weightGrad);
+                --waiting[std::size_t(s)], waitingBytes[std::size_t(s)] -= stash, note();
+            }
+        }
+    double sumBusy = 0;
+    for (int s = 0; s < p; ++s) {
+        r.makespan = std::max(r.makespan, freeAt[std::size_t(s)]);
+        r.span[std::size_t(s)] = freeAt[std::size_t(s)] - first[std::size_t(s)];
+        r.longestSpan = std::max(r.longestSpan, r.span[std::size_t(s)]);
+        sumBusy += r.busy[std::size_t(s)];
+    }
+    r.peakInFlightPerChunk.resize(std::size_t(p));
+    for (int s = 0; s < p; ++s) r.peakInFlightPerChunk[std::size_t(s)] = {r.peakInFlight[std::size_t(s)]};
+    r.memory.resize(std::size_t(p));
+    r.bubbleFraction = r.makespan > 0 ? 1.0 - sumBusy / (p * r.makespan) : 0.0;
+    if (endF.capacity() > (std::size_t{1} << 20)) std::vector<double>().swap(endF), std::vector<double>().swap(endB);
+    return r;
 }
 
 }  // namespace
@@ -156,6 +223,7 @@ PipelineResult simulatePipeline(const PipelineInput& in) {
     if (kind != Kind::SeqPipe && simulatedEvents(in.stages, in.chunks, in.microBatches) > kMaxPricedEvents)
         refuse("pipeline.microBatches: at most " + std::to_string(kMaxPricedEvents) + " events (3 a micro-batch, chunk and " +
                "stage) are simulated, got " + std::to_string(simulatedEvents(in.stages, in.chunks, in.microBatches)));
+    if (kind == Kind::ZbH2 && !in.keepEvents) return priceZbH2(in);
     // Under seqpipe the units the orders walk are sequence parts, n per micro-batch.
     const int n = kind == Kind::SeqPipe ? in.seqSplit : 1;
     const int p = in.stages, v = in.chunks, m = in.microBatches * n;
@@ -271,6 +339,7 @@ PipelineResult simulatePipeline(const PipelineInput& in) {
 
     PipelineResult r;
     r.busy.assign(std::size_t(p), 0.0);
+    r.span.assign(std::size_t(p), 0.0);
     r.pairStretchSeconds = stretchAdded;
     r.peakInFlight.assign(std::size_t(p), 0);
     r.peakInFlightPerChunk.assign(std::size_t(p), std::vector<int>(std::size_t(v), 0));
@@ -317,6 +386,10 @@ PipelineResult simulatePipeline(const PipelineInput& in) {
             }
         }
         sumBusy += r.busy[std::size_t(s)];
+        if (const auto& t = timeline[std::size_t(s)]; !t.empty()) {
+            r.span[std::size_t(s)] = t.back().end - t.front().start;
+            r.longestSpan = std::max(r.longestSpan, r.span[std::size_t(s)]);
+        }
         if (in.keepEvents) r.events.insert(r.events.end(), timeline[std::size_t(s)].begin(), timeline[std::size_t(s)].end());
     }
     r.bubbleFraction = r.makespan > 0 ? 1.0 - sumBusy / (p * r.makespan) : 0.0;
@@ -359,6 +432,14 @@ double closedFormMakespan(const PipelineInput& in) {
         minFill = minFill < 0 ? std::min(b[s], w[s]) : std::min(minFill, std::min(b[s], w[s]));
     }
     if (kind == Kind::ZbH1) return pipelineMakespanZbH1(shape, {maxFBW, maxY, maxFB, minFill});
+    // ZB-H2: the longest stage's span, not the last event's end (closedform.h); the form
+    // holds for equal stages once m >= 2p - 1, where the parallelogram has formed.
+    if (kind == Kind::ZbH2) {
+        if (m < 2 * p - 1) return simulatePipeline(in).longestSpan;
+        double fill = 0;
+        for (int s = 0; s < p; ++s) fill = std::max(fill, f[s] + b[s] - 2 * w[s]);
+        return m * maxFBW + (p - 1) * fill;
+    }
     if (kind == Kind::DualPipe || kind == Kind::DualPipeV) {
         std::vector<SplitStage> devices(static_cast<std::size_t>(p));
         for (int s = 0; s < p; ++s)

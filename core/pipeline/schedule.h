@@ -127,8 +127,8 @@ struct PipelineInput {
 };
 
 // The schedules simulatePipeline runs, as exec.pp_schedule spells them.
-inline constexpr const char* kScheduleNames[] = {"gpipe", "1f1b",     "interleaved", "zb-h1",  "zbv",
-                                                  "dualpipe", "dualpipev", "seqpipe", "v-half", "v-min"};
+inline constexpr const char* kScheduleNames[] = {"gpipe",    "1f1b",      "interleaved", "zb-h1",  "zbv", "dualpipe",
+                                                  "dualpipev", "seqpipe", "v-half",      "v-min", "zb-h2"};
 
 // One stage's memory at one moment: chunk-forwards held and weight gradients waiting.
 struct MemoryPoint {
@@ -139,6 +139,8 @@ struct MemoryPoint {
 struct PipelineResult {
     std::vector<PipelineEvent> events;  // stage by stage, each stage's in start order
     double makespan = 0;                // end of the last event
+    std::vector<double> span;           // per stage: its first event's start to its last event's end
+    double longestSpan = 0;             // the largest of span (zb-h2's step under post-validation)
     std::vector<double> busy;           // per stage: time it computes (a pair counts once)
     double bubbleFraction = 0;          // 1 - Σ busy / (stages · makespan)
     std::vector<int> peakInFlight;      // per stage: most chunk-forwards held at once
@@ -156,7 +158,7 @@ struct PipelineResult {
 // micro-batch counts it cannot split, times of the wrong shape, negative or
 // non-finite times.
 PipelineResult simulatePipeline(const PipelineInput& input);
-double closedFormMakespan(const PipelineInput& input);
+double closedFormMakespan(const PipelineInput& input);  // zb-h2: the longest stage's span (PipelineResult::longestSpan)
 std::vector<int> closedFormInFlight(const PipelineInput& input);                      // per stage
 std::vector<std::vector<int>> closedFormInFlightPerChunk(const PipelineInput& input);  // [stage][chunk]
 

@@ -66,6 +66,17 @@ std::vector<std::string> keyFigures(const Estimate& e) {
                          formatSeconds(b.compute).c_str(), formatSeconds(b.recompute).c_str(),
                          formatSeconds(b.communicationExposed).c_str(), formatSeconds(b.bubble).c_str(),
                          formatSeconds(b.optimizer).c_str()));
+    if (e.lastStageEnd > 0 && e.stepIsStageSpan)
+        out.push_back(formatText("zb-h2 with optimizer post-validation: the step is the longest stage's span; the pipeline's "
+                                 "last stage ends %s after the first starts, and the next step's first forwards run beside it",
+                                 formatSeconds(e.lastStageEnd).c_str()));
+    else if (e.lastStageEnd > 0)
+        out.push_back(formatText("zb-h2 without optimizer post-validation: the step waits for its last stage, which ends %s "
+                                 "after the first starts (exec.optimizer_post_validation would make it the longest stage's span)",
+                                 formatSeconds(e.lastStageEnd).c_str()));
+    if (e.postValidationUnused)
+        out.push_back("exec.optimizer_post_validation changes nothing here: the first stage is busy from the step's start to "
+                      "its end under this schedule (it shortens zb-h2's staggered stages only)");
     if (b.computeSlowedBySms > 0)
         out.push_back(formatText("Compute includes %s of F&B pairs run on the SMs DeepEP's kernels leave them (moe_deepep_sms)",
                              formatSeconds(b.computeSlowedBySms).c_str()));
@@ -198,6 +209,10 @@ std::string estimateJson(const ResolvedScenario& r, const Estimate& e, const Fit
     out["fits"] = e.fits;
     out["step_time_s"] = e.stepSeconds;
     out["bubble_fraction"] = e.bubbleFraction;
+    if (e.lastStageEnd > 0) {  // zb-h2: where its last stage ends, and which of the two the step is
+        out["last_stage_end_s"] = e.lastStageEnd;
+        out["step_is_stage_span"] = e.stepIsStageSpan;
+    }
     out["mfu"] = e.mfu;
     out["tokens_per_second"] = e.tokensPerSecond;
     out["model_flops_per_step"] = e.modelFlopsPerStep;

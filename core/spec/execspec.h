@@ -17,8 +17,8 @@
 namespace tessera::core {
 
 // Priced pipeline schedules (core/pipeline/schedule.h says where each comes from).
-inline constexpr std::string_view kPipelineSchedules[] = {"1f1b",      "interleaved", "gpipe",   "zb-h1",  "zbv",
-                                                          "dualpipe",  "dualpipev",   "seqpipe", "v-half", "v-min"};
+inline constexpr std::string_view kPipelineSchedules[] = {"1f1b",    "interleaved", "gpipe",   "zb-h1",  "zbv",  "dualpipe",
+                                                          "dualpipev", "seqpipe",   "v-half", "v-min", "zb-h2"};
 inline constexpr std::string_view kSelectiveRules[] = {"hyperparallel", "mindformers", "megatron"};
 inline constexpr std::string_view kRecomputeOptions[] = {"none", "full", "selective"};
 // The ops a selective range keeps or recomputes (seed RECOMPUTE_OPS); attUp is an
@@ -71,7 +71,7 @@ struct ExecSpec {
     std::optional<std::vector<RecomputeRange>> recompute;
     std::optional<std::int64_t> param_bytes, compute_bytes, softmax_bytes, grad_bytes, optimizer_state_bytes,
         optimizer_states, main_param_bytes, norm_bytes, dropout_bytes;
-    std::optional<bool> flash_attention, tp_comm_overlap, grad_clip, grouped_gemm, vocab_emb_dp, emb_dp_sharded, tie_embeddings;
+    std::optional<bool> flash_attention, tp_comm_overlap, grad_clip, optimizer_post_validation, grouped_gemm, vocab_emb_dp, emb_dp_sharded, tie_embeddings;
     std::optional<bool> activation_func_fp8_input_store;
     std::optional<std::string> cp_algo;
     std::optional<double> capacity_factor;
@@ -174,6 +174,10 @@ void visit(Spec& e, V& v) {
     v.flag({"tp_comm_overlap", "TP collectives pipelined with their GEMMs (Megatron-LM --tp-comm-overlap; needs sequence_parallel)"},
            e.tp_comm_overlap);
     v.flag({"grad_clip", "Clip gradients by global norm"}, e.grad_clip);
+    v.flag({"optimizer_post_validation", "Each stage steps its optimizer as soon as its own gradients are reduced and "
+            "checks the global norm and overflow afterwards, rolling back if either trips (the zero-bubble fork's "
+            "--enable-optimizer-post-validation; Qi et al. 2023 §4): zb-h2's stages then start the next step apart, "
+            "so its step is the longest stage's span"}, e.optimizer_post_validation);
     v.flag({"grouped_gemm", "Experts run as one grouped matmul"}, e.grouped_gemm);
     v.flag({"activation_func_fp8_input_store", "The gated activation (SwiGLU) keeps its input for the backward in FP8, "
             "one byte an element (Megatron-LM --activation-func-fp8-input-store; DeepSeek-V3 report §3.3.2)"},

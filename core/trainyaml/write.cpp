@@ -155,6 +155,8 @@ std::vector<std::string> trainYamlUnexpressed(const ResolvedScenario& r) {
         {"visual_seq_len", "the seed reads it from context.visual_seq_len, and the trainer refuses a context section, so it "
                            "is not written"},
         {"freeze_vision_tower", "Tessera writes no train.yaml key that freezes the vision tower"},
+        {"optimizer_post_validation", "the AutoModels schema has no optimizer post-validation switch (the zero-bubble "
+                                      "fork's --enable-optimizer-post-validation)"},
         {"vision_partition", "the seed places a vision tower by its own sub-model's offset, which Tessera does not write; "
                              "the trainer would run the whole tower on stage 0"},
         {"device_memory", ""}, {"memory_reserve", ""}, {"host_link_overlap", ""},
@@ -167,6 +169,7 @@ std::vector<std::string> trainYamlUnexpressed(const ResolvedScenario& r) {
         const std::string path = std::string("exec.") + key;
         if (!exec || !exec->find(key) || r.filled.contains(path)) continue;
         if (std::string_view(key) == "freeze_vision_tower" && !*r.scenario.exec.freeze_vision_tower) continue;  // false: nothing lost
+        if (std::string_view(key) == "optimizer_post_validation" && !*r.scenario.exec.optimizer_post_validation) continue;
         // The rule a train.yaml itself implies (read back from one) is not a loss.
         if (std::string_view(key) == "selective_rule" && *r.scenario.exec.selective_rule == "hyperparallel") continue;
         if (std::string_view(key) == "selective_rule")
@@ -222,9 +225,9 @@ std::string trainYaml(const ResolvedScenario& r, const Value* original) {
     if (*e.vpp > 1) put(acc, "pp_interleave_num", Value::integer(*e.vpp));
     else acc.erase("pp_interleave_num");
     // HyperParallel's schedulers are 1f1b (interleaved with pp_interleave_num), gpipe,
-    // seqpipe, seqsmartvpp and zero_bubble_v (zbv): zb-h1, dualpipe, dualpipev, v-half and
-    // v-min have no spelling there.
-    if (*e.pp_schedule == "zb-h1" || *e.pp_schedule == "dualpipe" || *e.pp_schedule == "dualpipev" ||
+    // seqpipe, seqsmartvpp and zero_bubble_v (zbv): zb-h1, zb-h2, dualpipe, dualpipev, v-half
+    // and v-min have no spelling there.
+    if (*e.pp_schedule == "zb-h1" || *e.pp_schedule == "zb-h2" || *e.pp_schedule == "dualpipe" || *e.pp_schedule == "dualpipev" ||
         *e.pp_schedule == "v-half" || *e.pp_schedule == "v-min")
         throw SpecError(Diagnostic{r.scenario.markOf("exec.pp_schedule"), "exec.pp_schedule",
                                    "HyperParallel's accelerator.pipeline_scheduler has no " + *e.pp_schedule +

@@ -65,10 +65,10 @@ private slots:
                                                      "exec: {seq_length: 4096}\n", 15360));
     }
     // The schedule axis one value at a time: what each schedule costs per priced
-    // candidate (dualpipe is simulated, the others are closed forms).
+    // candidate (zb-h2 and dualpipe are simulated, the others are closed forms).
     void deepseekV3PerSchedule() {
         const std::string head = "model: deepseek-v3\ncluster: {device: h800, devices: 2048}\nexec: {seq_length: 4096}\n";
-        for (const char* schedule : {"[1f1b]", "[interleaved]", "[gpipe]", "[zb-h1]", "[dualpipe]"}) perSchedule("DeepSeek-V3 on 2,048 H800", head, schedule);
+        for (const char* schedule : {"[1f1b]", "[interleaved]", "[gpipe]", "[zb-h1]", "[zb-h2]", "[dualpipe]"}) perSchedule("DeepSeek-V3 on 2,048 H800", head, schedule);
         // seqpipe over 4 sequence parts (closed form).
         perSchedule("DeepSeek-V3 on 2,048 H800, seq_split 4", "model: deepseek-v3\ncluster: {device: h800, devices: 2048}\n"
                     "exec: {seq_length: 4096, seq_split: 4}\n", "[seqpipe]");

@@ -268,7 +268,7 @@ private slots:
         QTest::addColumn<QString>("what");
         QTest::addColumn<QString>("message");
         QTest::newRow("interleaved m % p") << "m" << "the interleaved schedule needs a multiple of stages (4), got 6";
-        QTest::newRow("unknown schedule") << "schedule" << "expected one of gpipe, 1f1b, interleaved, zb-h1, zbv, dualpipe, dualpipev, seqpipe, v-half, v-min; got 'zb-v'";
+        QTest::newRow("unknown schedule") << "schedule" << "expected one of gpipe, 1f1b, interleaved, zb-h1, zbv, dualpipe, dualpipev, seqpipe, v-half, v-min, zb-h2; got 'zb-v'";
         QTest::newRow("too few stage rows") << "rows" << "pipeline.times: expected one row per stage (4), got 3";
         QTest::newRow("too few chunks") << "chunks" << "pipeline.times[2]: expected one entry per chunk (2), got 1";
         QTest::newRow("chunks on 1f1b") << "1f1b" << "pipeline.chunks: only the interleaved, V and dual schedules have more than one chunk";

@@ -82,6 +82,12 @@ private slots:
         QTest::newRow("Qi 2024 ZB-H1 p=4 m=8") << "zb-h1" << 4 << 8 << 1.0 << 1.0 << 1.0 << 0.0 << 0.0 << 3 * (1.0 + 1.0 - 1.0) << 4;
         QTest::newRow("Qi 2024 ZB-H1 p=8 m=24 W<B") << "zb-h1" << 8 << 24 << 1.0 << 2.0 << 0.5 << 0.0 << 0.0
                                                    << 7 * (1.0 + 2.0 - 0.5) << 8;
+        // Qi et al. 2024 (arXiv 2401.10241) Table 1, ZB-H2: bubble
+        // (p-1)(T_F + T_B - 2T_W), memory (2p-1) M_B, B the input gradient: with
+        // T_F = T_B = T_W no bubble at all. The bubble is of the longest stage's span.
+        QTest::newRow("Qi 2024 Table 1 ZB-H2 p=4 m=8 F=B=W") << "zb-h2" << 4 << 8 << 1.0 << 1.0 << 1.0 << 0.0 << 0.0 << 0.0 << 7;
+        QTest::newRow("Qi 2024 Table 1 ZB-H2 p=8 m=24 W<B") << "zb-h2" << 8 << 24 << 1.0 << 2.0 << 0.5 << 0.0 << 0.0
+                                                           << 7 * (1.0 + 2.0 - 1.0) << 15;
         // DeepSeek-V3 report §3.2.1 / DualPipe README: (PP/2-1)(F&B + B - 3W), PP+1 in
         // flight. F&B is the overlapped pair: F + B less the communication each half
         // hides behind the other's compute (pairSeconds). Exact when F equals the
@@ -114,10 +120,10 @@ private slots:
         const PipelineInput in = splitInput(schedule, p, m, f, b, w, fComm, bComm);
         const PipelineResult r = simulatePipeline(in);
         const double least = *std::min_element(r.busy.begin(), r.busy.end());
-        QVERIFY2(std::abs(r.makespan - least - idle) <= 1e-9,
-                 qPrintable(QString("idle %1, published %2").arg(r.makespan - least).arg(idle)));
+        const double step = schedule == "zb-h2" ? r.longestSpan : r.makespan;  // closedform.h
+        QVERIFY2(std::abs(step - least - idle) <= 1e-9, qPrintable(QString("idle %1, published %2").arg(step - least).arg(idle)));
         QCOMPARE(*std::max_element(r.peakInFlight.begin(), r.peakInFlight.end()), held);
-        QVERIFY(relative(closedFormMakespan(in), r.makespan) <= 1e-9);
+        QVERIFY(relative(closedFormMakespan(in), step) <= 1e-9);
     }
 
     // The DualPipe README's comparison, one workload three ways: the same 8-stage
@@ -155,6 +161,13 @@ private slots:
                 for (auto [f, b, w] : {std::tuple{1.0, 1.0, 1.0}, {1.0, 2.0, 1.0}, {2.0, 1.0, 0.5}, {1.0, 1.0, 2.0}, {1.0, 1.0, 0.0}})
                     QTest::addRow("zb-h1 p=%d m=%d F=%g B=%g W=%g", p, m, f, b, w)
                         << "zb-h1" << p << m << f << b << w << 0.0 << 0.0;
+        // ZB-H2's form holds once m >= 2p - 1 (below it the closed form is the simulation's);
+        // its in-flight and waiting counts hold for every m.
+        for (int p : {1, 2, 3, 4, 8})
+            for (int m : {1, p, 2 * p - 1, 2 * p + 1, 8 * p})
+                for (auto [f, b, w] : {std::tuple{1.0, 1.0, 1.0}, {1.0, 2.0, 1.0}, {2.0, 1.0, 0.5}, {1.0, 1.0, 2.0}, {1.0, 1.0, 0.0},
+                                       {1.0, 0.5, 1.0}})
+                    QTest::addRow("zb-h2 p=%d m=%d F=%g B=%g W=%g", p, m, f, b, w) << "zb-h2" << p << m << f << b << w << 0.0 << 0.0;
         for (const char* schedule : {"dualpipe", "dualpipev"})
             for (int p : {1, 2, 4, 8}) {
                 const bool dual = QString(schedule) == "dualpipe";
@@ -181,8 +194,9 @@ private slots:
         in.keptBytes.assign(std::size_t(p), std::vector<double>(std::size_t(in.chunks), kept));
         in.weightGradBytes.assign(std::size_t(p), std::vector<double>(std::size_t(in.chunks), stash));
         const PipelineResult r = simulatePipeline(in);
-        QVERIFY2(relative(closedFormMakespan(in), r.makespan) <= 1e-9,
-                 qPrintable(QString("closed %1, simulated %2").arg(closedFormMakespan(in)).arg(r.makespan)));
+        const double step = schedule == "zb-h2" ? r.longestSpan : r.makespan;
+        QVERIFY2(relative(closedFormMakespan(in), step) <= 1e-9,
+                 qPrintable(QString("closed %1, simulated %2").arg(closedFormMakespan(in)).arg(step)));
         QCOMPARE(r.peakInFlightPerChunk, closedFormInFlightPerChunk(in));
         // The cost model's memory: in flight x kept + held-back weight gradients x stash.
         const PipelineShape shape{scheduleNamed(schedule.toStdString()), p, in.chunks, m};
@@ -240,6 +254,33 @@ private slots:
         QVERIFY2(lo >= -under - 1e-12 && hi <= over + 1e-12, qPrintable(QString("%1 .. %2").arg(lo).arg(hi)));
     }
 
+    // ZB-H2's price walks its ticks (schedule.cpp priceZbH2) instead of its events; the
+    // two walks give the same figures to the bit, with stages that differ, hops between
+    // them, and fewer micro-batches than the parallelogram needs.
+    void zeroBubbleH2PriceIsTheEventWalk() {
+        std::mt19937 rng(20261205);
+        std::uniform_real_distribution<double> fd(0.5, 1.5), bd(0.5, 2.0), wd(0.0, 1.0), kd(1.0, 10.0);
+        for (int p : {1, 2, 3, 5, 8})
+            for (int m : {1, 2, p, 2 * p - 1, 3 * p + 1})
+                for (double p2p : {0.0, 0.07}) {
+                    PipelineInput in = splitInput("zb-h2", p, m, 1, 1, 1, 0, 0, p2p);
+                    in.keptBytes.assign(std::size_t(p), {0.0}), in.weightGradBytes.assign(std::size_t(p), {0.0});
+                    for (int s = 0; s < p; ++s) {
+                        in.times[std::size_t(s)][0] = StageTimes{fd(rng), bd(rng), wd(rng), 0, 0};
+                        in.keptBytes[std::size_t(s)][0] = kd(rng), in.weightGradBytes[std::size_t(s)][0] = kd(rng);
+                    }
+                    const PipelineResult walked = simulatePipeline(in);
+                    in.keepEvents = false;
+                    const PipelineResult priced = simulatePipeline(in);
+                    const QByteArray tag = QString("p=%1 m=%2 p2p=%3").arg(p).arg(m).arg(p2p).toLatin1();
+                    QVERIFY2(priced.makespan == walked.makespan && priced.longestSpan == walked.longestSpan, tag);
+                    QVERIFY2(priced.busy == walked.busy && priced.span == walked.span, tag);
+                    QVERIFY2(priced.peakInFlight == walked.peakInFlight && priced.peakInFlightPerChunk == walked.peakInFlightPerChunk, tag);
+                    QVERIFY2(priced.peakWaitingWeightGrads == walked.peakWaitingWeightGrads && priced.peakBytes == walked.peakBytes, tag);
+                    QVERIFY2(priced.bubbleFraction == walked.bubbleFraction && priced.events.empty(), tag);
+                }
+    }
+
     // (3) Memory over time: each stage's count of chunk-forwards held and weight
     // gradients waiting after every change, and the byte peak when the caller says what
     // each keeps. ZB-H1's last stages pay for the weight gradients they hold back:
@@ -248,7 +289,7 @@ private slots:
         QTest::addColumn<QString>("schedule");
         QTest::addColumn<int>("p");
         QTest::addColumn<int>("m");
-        for (const char* schedule : {"1f1b", "zb-h1", "zbv", "dualpipev"})
+        for (const char* schedule : {"1f1b", "zb-h1", "zb-h2", "zbv", "dualpipev"})
             for (int p : {2, 4, 8}) QTest::addRow("%s p=%d", schedule, p) << schedule << p << 4 * p;
         for (int p : {2, 4, 8}) QTest::addRow("dualpipe p=%d", p) << "dualpipe" << p << 4 * p;
     }
@@ -282,6 +323,13 @@ private slots:
             // Per schedule, what the published tables say each stage holds.
             if (schedule == "1f1b") QCOMPARE(r.peakBytes[s], (p - s) * kept);
             if (schedule == "zb-h1") QCOMPARE(r.peakBytes[s], (p - s) * kept + s * stash);
+            // ZB-H2: 2(p-s)-1 forwards and 2s weight gradients, (2p-1) M_B where W keeps all (Qi 2024 Table 1)
+            if (schedule == "zb-h2") QCOMPARE(r.peakBytes[s], (2 * (p - s) - 1) * kept + 2 * s * stash);
+            if (schedule == "zb-h2") {  // at every moment 2p-1 micro-batches' worth, counted whole
+                int most = 0;
+                for (const MemoryPoint& pt : points) most = std::max(most, pt.held + pt.waitingWeightGrads);
+                QCOMPARE(most, 2 * p - 1);
+            }
             if (schedule == "zbv") QCOMPARE(r.peakInFlight[s], 2 * p);         // 1F1B's p stages (Qi 2024 §6)
             if (schedule == "dualpipe") QCOMPARE(r.peakInFlight[s], p + 1);    // the README's PP + 1
             if (schedule == "dualpipev") QCOMPARE(r.peakInFlight[s], 2 * p + 1);  // PP + 1 over 2p stages
@@ -331,7 +379,7 @@ private slots:
         QTest::addColumn<int>("p");
         QTest::addColumn<int>("m");
         QTest::addColumn<double>("p2p");
-        for (const char* schedule : {"zb-h1", "zbv", "dualpipe", "dualpipev"})
+        for (const char* schedule : {"zb-h1", "zb-h2", "zbv", "dualpipe", "dualpipev"})
             for (double p2p : {0.0, 0.1}) QTest::addRow("%s p=4 p2p=%g", schedule, p2p) << schedule << 4 << 12 << p2p;
     }
     void eventsAreConsistent() {
@@ -397,6 +445,14 @@ private slots:
                                            << "F0c0 F1c0 F2c0 B0c0 W0c0 F3c0 B1c0 W1c0 B2c0 W2c0 B3c0 W3c0";
         QTest::newRow("zb-h1 p=3 stage 2") << "zb-h1" << 3 << 4 << 2
                                            << "F0c0 B0c0 F1c0 B1c0 F2c0 B2c0 W0c0 F3c0 B3c0 W1c0 W2c0 W3c0";
+        // ZB-H2 (Qi 2024 Figure 3 bottom): stage 0 runs 2p-1 forwards before its first B,
+        // the last stage runs F and B alternately and holds its W's back 2(p-1) ticks.
+        QTest::newRow("zb-h2 p=3 stage 0") << "zb-h2" << 3 << 6 << 0
+                                           << "F0c0 F1c0 F2c0 F3c0 F4c0 B0c0 W0c0 F5c0 B1c0 W1c0 B2c0 W2c0 B3c0 W3c0 B4c0 W4c0 B5c0 W5c0";
+        QTest::newRow("zb-h2 p=3 stage 1") << "zb-h2" << 3 << 6 << 1
+                                           << "F0c0 F1c0 F2c0 B0c0 F3c0 B1c0 F4c0 B2c0 W0c0 F5c0 B3c0 W1c0 B4c0 W2c0 B5c0 W3c0 W4c0 W5c0";
+        QTest::newRow("zb-h2 p=3 stage 2") << "zb-h2" << 3 << 6 << 2
+                                           << "F0c0 B0c0 F1c0 B1c0 F2c0 B2c0 F3c0 B3c0 F4c0 B4c0 W0c0 F5c0 B5c0 W1c0 W2c0 W3c0 W4c0 W5c0";
         // DualPipe p=2 m=4 (dualpipe.py step, rank 0: R=1, r=0, M=2; the middle rank):
         // step 2 F0 F1, step 4 (M-2R+r+1 = 1 iteration, the first unpaired): F0 B1, then
         // pair F1&B0; step 6 B1 B0 with the split from i = 0 on the even r; step 8 W's.

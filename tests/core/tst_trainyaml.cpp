@@ -218,6 +218,7 @@ private slots:
     void scheduleWithoutSpellingIsRefused_data() {
         QTest::addColumn<QString>("schedule");
         QTest::newRow("zb-h1") << "zb-h1";
+        QTest::newRow("zb-h2") << "zb-h2";
         QTest::newRow("dualpipe") << "dualpipe";
         QTest::newRow("dualpipev") << "dualpipev";
         QTest::newRow("v-half") << "v-half";

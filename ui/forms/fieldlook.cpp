@@ -107,6 +107,7 @@ const Entry kExec[] = {
     {"deferred_grad_accumulation", "Deferred FSDP reduce", kAdvanced},
     {"param_casts", "Keep weight casts", kAdvanced},
     {"grad_clip", "Gradient clipping", kAdvanced},
+    {"optimizer_post_validation", "Optimizer post-validation", kAdvanced},
     {"tie_embeddings", "Tie embeddings", kAdvanced},
     {"frozen", "Frozen parameters", kAdvanced},
     {"device_memory", "Memory budget", kAdvanced},

@@ -16,10 +16,16 @@ QString timelineTitle(const core::Evaluation& evaluation, const core::Evaluation
     if (!evaluation.notSimulated.empty())
         return QObject::tr("step %1 · schedule not drawn: %2").arg(secondsText(e.stepSeconds), qs(evaluation.notSimulated));
     const QString versus = baseline ? QObject::tr(" (baseline %1)").arg(secondsText(baseline->estimate.stepSeconds)) : QString();
-    return QObject::tr("idle %1 % of all stages' time (bubble on the slowest stage %2 %) · step %3%4")
+    // zb-h2's stages start and end apart: say where the last one ends and what the step is.
+    const QString staggered =
+        e.lastStageEnd <= 0 ? QString()
+        : e.stepIsStageSpan ? QObject::tr(" · last stage ends at %1; post-validated, the step is the longest stage's span")
+                                  .arg(secondsText(e.lastStageEnd))
+                            : QObject::tr(" · the step waits for the last stage (no optimizer post-validation)");
+    return QObject::tr("idle %1 % of all stages' time (bubble on the slowest stage %2 %) · step %3%4%5")
         .arg(evaluation.pipeline.bubbleFraction * 100, 0, 'f', 1)
         .arg(e.bubbleFraction * 100, 0, 'f', 1)
-        .arg(secondsText(e.stepSeconds), versus);
+        .arg(secondsText(e.stepSeconds), staggered, versus);
 }
 
 PipelineView::PipelineView(Session& session, QWidget* parent) : LazyView(parent), m_session(session) {
