@@ -40,6 +40,9 @@ struct Step {
 using StageOrders = std::vector<std::vector<Step>>;
 std::shared_ptr<const StageOrders> stageOrders(Kind kind, const PipelineInput& in);
 
+// The steps of one thread's reused orders past which they are not kept (about 10 MB).
+inline constexpr std::size_t kKeptOrderSteps = std::size_t{1} << 18;
+
 // V-Half (half) and V-Min, every stage's order (controllable.cpp).
 std::shared_ptr<const StageOrders> controllableMemoryOrders(bool half, int p, int m);
 // The steps of the orders it keeps, and the most it keeps (the oldest are let go first).
