@@ -5,6 +5,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QGraphicsSimpleTextItem>
+#include <QGraphicsTextItem>
 #include <QLineSeries>
 #include <QValueAxis>
 #include <QtTest>
@@ -51,6 +52,26 @@ private slots:
                  qPrintable(QString("step %1 s, axis to %2 s").arg(e.stepSeconds).arg(time->max())));
         const double ticks = time->max() / tick;
         QVERIFY2(ticks >= 4 - 1e-9 && ticks <= 8 + 1e-9, qPrintable(QString("%1 ticks").arg(ticks)));
+    }
+
+    // Each row of the step chart keeps its name at the Pipeline view's size (1280 x 800
+    // leaves the chart about 270 px): Qt elided all nine of pp 8's to "..." before the
+    // labels were sized to their rows.
+    void stepRowsKeepTheirNames() {
+        const core::ResolvedScenario r = core::resolve(core::parseScenario(
+            "model: llama3-70b\ncluster: {device: h100-sxm, devices: 64}\n"
+            "exec: {tp: 8, pp: 8, seq_length: 4096, micro_batch_size: 1, micro_batch_num: 24}\n",
+            "t.yaml", core::Format::Yaml, ""));
+        QChartView view(ui::buildStepChart(core::estimate(r), 24));
+        view.resize(1240, 270);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QCoreApplication::processEvents();
+        QStringList shown;
+        for (QGraphicsItem* item : view.scene()->items())
+            if (auto* text = dynamic_cast<QGraphicsTextItem*>(item); text && text->isVisible()) shown << text->toPlainText();
+        QVERIFY2(!shown.contains("...") && !shown.contains(QString::fromUtf8("\u2026")), qPrintable(shown.join(" | ")));
+        for (const char* row : {"step", "stage 0", "stage 7"}) QVERIFY2(shown.contains(row), qPrintable(shown.join(" | ")));
     }
 
     // The review page's numbered front: every point has its number, no two numbers

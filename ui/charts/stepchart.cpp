@@ -1,6 +1,8 @@
 #include "charts/stepchart.h"
 
 #include <QBarCategoryAxis>
+#include <QFontInfo>
+#include <QFontMetrics>
 #include <QBarSet>
 #include <QChart>
 #include <QCursor>
@@ -99,12 +101,18 @@ QChart* buildStepChart(const core::Estimate& e, std::int64_t microBatches, const
     chart->addSeries(series);
     auto* categories = new QBarCategoryAxis(chart);
     categories->append(rows);
-    // Many stages: a smaller label, so "stage 12" fits its row rather than eliding to "...".
-    if (rows.size() > 8) {
-        QFont small = categories->labelsFont();
-        small.setPointSizeF(std::max(6.0, small.pointSizeF() * 8.0 / rows.size() * 1.2));
-        categories->setLabelsFont(small);
-    }
+    // Qt elides a row's label to "..." once its line is taller than the row less padding: at
+    // 1280 x 800 nine rows (pp 8) did. Each layout sizes the labels to their rows, down to 7 px.
+    const QFont base = categories->labelsFont();
+    QObject::connect(chart, &QChart::plotAreaChanged, categories, [categories, base, n = rows.size()](const QRectF& area) {
+        // A line fits its row (at 1280 x 800, pp 16's 17 rows are 10 px each): drawn whole,
+        // not truncated, since Qt's padding would elide even a 7 px line there.
+        const double room = area.height() / double(std::max<qsizetype>(1, n)) - 1;
+        QFont font = base;
+        for (int px = QFontInfo(base).pixelSize(); px > 7 && QFontMetrics(font).height() > room; --px) font.setPixelSize(px - 1);
+        if (font != categories->labelsFont()) categories->setLabelsFont(font);
+    });
+    categories->setTruncateLabels(false);
     chart->addAxis(categories, Qt::AlignLeft);
     series->attachAxis(categories);
     auto* time = new QValueAxis(chart);
