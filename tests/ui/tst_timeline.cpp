@@ -437,6 +437,33 @@ private slots:
         QCOMPARE(QToolTip::text(), expected);
     }
 
+    // A title too long to leave the legend room beside it (zb-h2's says where its last
+    // stage ends) puts the legend on a line of its own rather than drop it: the lanes
+    // start lower, and the legend's swatch colours are painted above them.
+    void legendTakesItsOwnLineBesideALongTitle() {
+        std::string schedule;
+        int chunks = 0, microBatches = 0;
+        const core::Estimate e = defaultEstimate(&schedule, &chunks, &microBatches);
+        ui::TimelineWidget widget;
+        widget.resize(900, 300);
+        widget.setPipeline(core::simulatePipeline(core::pipelineInputFor(e, schedule, chunks, microBatches)));
+        widget.setTitle("step");
+        widget.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        const double shortTop = widget.timelineLayout().plotRect().top();
+        widget.setTitle(QString("a title as long as the widget is wide ").repeated(3));
+        const double longTop = widget.timelineLayout().plotRect().top();
+        QVERIFY2(longTop > shortTop * 1.4, qPrintable(QString("lanes at %1 px, %2 px with a short title").arg(longTop).arg(shortTop)));
+        // The bubble swatch, right-aligned on the legend's line, between the title and the lanes.
+        const QImage image = widget.grab().toImage();
+        const double ratio = widget.devicePixelRatio();
+        bool hatched = false;
+        for (int y = int(shortTop * ratio); y < int(longTop * ratio) && !hatched; ++y)
+            for (int x = int(image.width() * 0.75); x < image.width() && !hatched; ++x)
+                hatched = qGray(image.pixel(x, y)) < 200 && qGray(image.pixel(x, y)) > 60;
+        QVERIFY2(hatched, "no legend swatch painted on its own line");
+    }
+
     void widgetZoomsAroundTheCursorAndPans() {
         ui::TimelineWidget widget;
         widget.resize(1000, 300);

@@ -19,9 +19,8 @@ QString timelineTitle(const core::Evaluation& evaluation, const core::Evaluation
     // zb-h2's stages start and end apart: say where the last one ends and what the step is.
     const QString staggered =
         e.lastStageEnd <= 0 ? QString()
-        : e.stepIsStageSpan ? QObject::tr(" · last stage ends at %1; post-validated, the step is the longest stage's span")
-                                  .arg(secondsText(e.lastStageEnd))
-                            : QObject::tr(" · the step waits for the last stage (no optimizer post-validation)");
+        : e.stepIsStageSpan ? QObject::tr(" · longest stage; last ends at %1 (post-validated)").arg(secondsText(e.lastStageEnd))
+                            : QObject::tr(" · waits for the last stage (not post-validated)");
     return QObject::tr("idle %1 % of all stages' time (bubble on the slowest stage %2 %) · step %3%4%5")
         .arg(evaluation.pipeline.bubbleFraction * 100, 0, 'f', 1)
         .arg(e.bubbleFraction * 100, 0, 'f', 1)

@@ -71,6 +71,40 @@ QBrush bandBrush(const TimelineBand& band) {
     return QBrush(stripes);
 }
 
+struct LegendEntry {
+    QString text;
+    QBrush brush, hatch;
+};
+
+// The legend: every mark the lanes can hold, bubble included.
+std::vector<LegendEntry> legendEntries(const core::PipelineResult& result, const bool (&phases)[3], const QPalette& pal) {
+    std::vector<LegendEntry> entries;
+    for (int p = 0; p < 3; ++p)
+        if (phases[p]) entries.push_back({phaseName(core::Phase(p)), phaseColour(core::Phase(p)), Qt::NoBrush});
+    const auto& events = result.events;
+    if (std::any_of(events.begin(), events.end(), [](const core::PipelineEvent& e) { return e.paired; })) {
+        // DualPipe's F&B: drawn as the lane's top half forward over its bottom half backward.
+        QLinearGradient split(0, 0, 0, 1);
+        split.setCoordinateMode(QGradient::ObjectMode);
+        split.setColorAt(0, kForward), split.setColorAt(0.5, kForward);
+        split.setColorAt(0.5001, kBackward), split.setColorAt(1, kBackward);
+        entries.push_back({TimelineWidget::tr("F&B pair (overlapped)"), QBrush(split), Qt::NoBrush});
+    }
+    if (std::any_of(events.begin(), events.end(), [](const core::PipelineEvent& e) { return e.commExposed > 0; }))
+        entries.push_back({TimelineWidget::tr("comm. exposed"), QBrush(kCommExposed), Qt::NoBrush});
+    if (std::any_of(events.begin(), events.end(), [](const core::PipelineEvent& e) { return e.commHidden > 0; }))
+        entries.push_back({TimelineWidget::tr("comm. hidden"), QBrush(kCommHidden), Qt::NoBrush});
+    entries.push_back({TimelineWidget::tr("bubble (idle)"), bubbleBase(pal), bubbleHatch(pal)});
+    return entries;
+}
+
+double legendWidth(const std::vector<LegendEntry>& entries, const QFontMetricsF& fm) {
+    const double swatch = std::round(fm.height() * 0.8), gap = std::round(fm.height());
+    double width = 0;
+    for (const LegendEntry& e : entries) width += swatch + 4 + fm.horizontalAdvance(e.text) + gap;
+    return width - gap;
+}
+
 }  // namespace
 
 TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent) {
@@ -87,7 +121,7 @@ void TimelineWidget::setPipeline(core::PipelineResult result) {
 
 void TimelineWidget::setTitle(const QString& title) {
     m_title = title;
-    update();
+    relayout();  // a title too long for the legend beside it gives the legend its own line
 }
 
 QString TimelineWidget::title() const {
@@ -129,6 +163,12 @@ TimelineMetrics TimelineWidget::metrics() const {
     m.textHeight = fm.height();
     m.digitWidth = fm.horizontalAdvance(QLatin1Char('0'));
     m.titleHeight = std::ceil(fm.height() * 2.2);
+    // The title and the legend side by side, or the legend on a line of its own.
+    QFont bold = font();
+    bold.setBold(true);
+    const double side = 8 + QFontMetricsF(bold).horizontalAdvance(title()) + 2 * std::round(fm.height()) +
+                        legendWidth(legendEntries(m_result, m_phases, palette()), fm);
+    if (side > double(width()) - 8) m.titleHeight = std::ceil(fm.height() * 3.4);
     m.axisHeight = std::ceil(fm.height() + 10);
     const int lastStage = std::max(0, int(m_result.busy.size()) - 1);
     m.labelWidth = std::ceil(fm.horizontalAdvance(tr("stage %1").arg(lastStage)) + 20);
@@ -211,7 +251,9 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
 
 void TimelineWidget::paintTitle(QPainter& painter, const TimelineLayout& layout) const {
     const QFontMetricsF fm(font());
-    const double baseline = std::round(layout.plotRect().top() / 2 + fm.ascent() / 2);
+    // metrics() gave the legend a line of its own when the title leaves it no room.
+    const bool ownLine = layout.plotRect().top() > fm.height() * 3;
+    const double baseline = std::round(ownLine ? fm.height() * 0.6 + fm.ascent() / 2 : layout.plotRect().top() / 2 + fm.ascent() / 2);
     QFont bold = font();
     bold.setBold(true);
     painter.setFont(bold);
@@ -221,37 +263,17 @@ void TimelineWidget::paintTitle(QPainter& painter, const TimelineLayout& layout)
     const double headingRight = 8 + QFontMetricsF(bold).horizontalAdvance(heading);
     painter.setFont(font());
 
-    // The legend, right-aligned; every mark the lanes can hold, bubble included.
-    struct Entry {
-        QString text;
-        QBrush brush, hatch;
-    };
-    std::vector<Entry> entries;
-    for (int p = 0; p < 3; ++p)
-        if (m_phases[p]) entries.push_back({phaseName(core::Phase(p)), phaseColour(core::Phase(p)), Qt::NoBrush});
-    if (std::any_of(m_result.events.begin(), m_result.events.end(), [](const core::PipelineEvent& e) { return e.paired; })) {
-        // DualPipe's F&B: drawn as the lane's top half forward over its bottom half backward.
-        QLinearGradient split(0, 0, 0, 1);
-        split.setCoordinateMode(QGradient::ObjectMode);
-        split.setColorAt(0, kForward), split.setColorAt(0.5, kForward);
-        split.setColorAt(0.5001, kBackward), split.setColorAt(1, kBackward);
-        entries.push_back({tr("F&B pair (overlapped)"), QBrush(split), Qt::NoBrush});
-    }
-    if (std::any_of(m_result.events.begin(), m_result.events.end(), [](const core::PipelineEvent& e) { return e.commExposed > 0; }))
-        entries.push_back({tr("comm. exposed"), QBrush(kCommExposed), Qt::NoBrush});
-    if (std::any_of(m_result.events.begin(), m_result.events.end(), [](const core::PipelineEvent& e) { return e.commHidden > 0; }))
-        entries.push_back({tr("comm. hidden"), QBrush(kCommHidden), Qt::NoBrush});
-    entries.push_back({tr("bubble (idle)"), bubbleBase(palette()), bubbleHatch(palette())});
+    // The legend, right-aligned beside the title or on its own line under it.
+    const std::vector<LegendEntry> entries = legendEntries(m_result, m_phases, palette());
     const double swatch = std::round(fm.height() * 0.8), gap = std::round(fm.height());
-    double width = 0;
-    for (const Entry& e : entries) width += swatch + 4 + fm.horizontalAdvance(e.text) + gap;
-    double x = layout.plotRect().right() - width + gap;
-    if (x < headingRight + 2 * gap) return;  // too narrow: the title matters more
-    for (const Entry& e : entries) {
-        const QRectF box(x, baseline - fm.ascent() + (fm.ascent() - swatch) / 2 + 1, swatch, swatch);
+    double x = layout.plotRect().right() - legendWidth(entries, fm);
+    const double line = ownLine ? std::round(baseline + fm.height() * 1.3) : baseline;
+    if (!ownLine && x < headingRight + 2 * gap) return;  // (metrics() saw it fit; a resize is on its way)
+    for (const LegendEntry& e : entries) {
+        const QRectF box(x, line - fm.ascent() + (fm.ascent() - swatch) / 2 + 1, swatch, swatch);
         painter.fillRect(box, e.brush);
         painter.fillRect(box, e.hatch);
-        painter.drawText(QPointF(box.right() + 4, baseline), e.text);
+        painter.drawText(QPointF(box.right() + 4, line), e.text);
         x = box.right() + 4 + fm.horizontalAdvance(e.text) + gap;
     }
 }
