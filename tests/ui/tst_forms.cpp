@@ -11,6 +11,7 @@
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QUndoStack>
+#include <QWheelEvent>
 #include <QtTest>
 
 #include "forms/fieldreference.h"
@@ -136,6 +137,63 @@ private slots:
         QTest::keyClick(mbs, redo.key(), redo.keyboardModifiers());
         QCOMPARE(w.session().undoStack()->index(), 1);
         QCOMPARE(mbs->text(), QStringLiteral("4096"));
+    }
+
+    // Scrolling the form with the wheel over a choice it passes does not state a value:
+    // an unfocused box hands the wheel to the form; a focused one takes it.
+    void wheelOverAnUnfocusedChoiceScrollsTheForm() {
+        MainWindow w({}, nullptr, false);
+        w.setNeverAsk(true);
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        auto* box = qobject_cast<QComboBox*>(w.editor()->execForm()->editor(QStringLiteral("optimizer_offload_overlap")));
+        QVERIFY(box);
+        const QString before = box->currentText();
+        auto wheel = [&] {
+            const QPointF at = QPointF(box->rect().center());
+            QWheelEvent down(at, box->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+            QCoreApplication::sendEvent(box, &down);
+        };
+        w.editor()->execForm()->setFocus();
+        QVERIFY(!box->hasFocus());
+        wheel();
+        QCOMPARE(box->currentText(), before);
+        QCOMPARE(w.session().undoStack()->count(), 0);
+        box->setFocus();
+        QTRY_VERIFY(box->hasFocus());
+        wheel();
+        QVERIFY(box->currentText() != before);  // focused, the wheel picks the next choice
+        QCOMPARE(w.session().undoStack()->count(), 1);
+    }
+
+    // Every shown row keeps its field at full height, clear of the rows around it: with
+    // rows hidden between them (a dense model's expert rows), QFormLayout laid "Gradient
+    // clipping", the row after it and "Overlap parameter gather" at height 0, their fields
+    // gone from the window (seen under Xvfb), until hidden rows left the form.
+    void shownRowsKeepTheirFields() {
+        MainWindow w({}, nullptr, false);
+        w.setNeverAsk(true);
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        SpecForm* form = w.editor()->execForm();
+        int shown = 0;
+        std::vector<std::pair<QRect, QString>> boxes;
+        for (QWidget* e : form->findChildren<QWidget*>()) {
+            if (!e->objectName().startsWith(QStringLiteral("exec.")) || e->objectName().contains(QStringLiteral(".group.")) ||
+                !form->isRowShown(e->objectName().mid(5)))
+                continue;
+            ++shown;
+            QVERIFY2(e->height() >= e->minimumSizeHint().height(),
+                     qPrintable(QString("%1 is %2 px high").arg(e->objectName()).arg(e->height())));
+            const QRect at(e->mapTo(form, QPoint(0, 0)), e->size());
+            for (const auto& [other, name] : boxes)
+                QVERIFY2(!at.intersects(other), qPrintable(e->objectName() + " overlaps " + name));
+            boxes.emplace_back(at, e->objectName());
+        }
+        QVERIFY(shown > 30);
+        QVERIFY(form->isRowShown(QStringLiteral("grad_clip")) && form->isRowShown(QStringLiteral("optimizer_post_validation")));
     }
 
     void pinsMarkTheLabel() {

@@ -8,11 +8,31 @@
 #include <QMenu>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <QWheelEvent>
 
 #include "doc/emit.h"
 #include "style/palette.h"
 
 namespace tessera::ui {
+
+namespace {
+
+// A choice in a long scrolling form: the wheel scrolls the form unless the box has the
+// focus (a click or Tab), as a spin box in a settings page does. Before, wheeling the
+// form over a box silently stated a value (seen under Xvfb: Edit showed "Undo edit
+// exec.optimizer_offload_overlap" after scrolling past it).
+class FormComboBox : public QComboBox {
+public:
+    using QComboBox::QComboBox;
+
+protected:
+    void wheelEvent(QWheelEvent* event) override {
+        if (!hasFocus()) return event->ignore();  // on to the scroll area
+        QComboBox::wheelEvent(event);
+    }
+};
+
+}  // namespace
 
 namespace {
 
@@ -90,7 +110,8 @@ void SpecForm::addRow(core::Field f, const QString& text, QStringList choices) {
     if (!f.unit.empty()) help += tr(" (%1)").arg(QString::fromUtf8(f.unit.data(), int(f.unit.size())));
     QWidget* editor = nullptr;
     if (!choices.isEmpty()) {
-        auto* box = new QComboBox(this);
+        auto* box = new FormComboBox(this);
+        box->setFocusPolicy(Qt::StrongFocus);  // not taken by the wheel
         box->addItem(QString());  // unstated: absent is not zero
         box->addItems(choices);
         box->setCurrentText(text);
@@ -173,11 +194,27 @@ bool SpecForm::isRowShown(const QString& key) const {
 // with nothing to show goes with its header.
 void SpecForm::showRows() {
     std::map<QString, bool> anyShown;
+    bool changed = false;
     for (auto& [key, row] : m_rows) {
         const bool show = row.applies || !text(key).isEmpty() || m_problems.contains(key);
-        row.editor->setHidden(!show);
-        row.label->setHidden(!show);
+        changed = changed || show != row.shown;
+        row.shown = show;
         anyShown[row.look.group] = anyShown[row.look.group] || show;
+    }
+    // A hidden row leaves its form, not only its widgets: QFormLayout (WrapLongRows, Qt 6.4)
+    // laid the visible rows before a hidden one at height 0, even through setRowVisible,
+    // so "Gradient clipping" and its neighbours' fields vanished (seen under Xvfb).
+    if (changed) {
+        for (auto& [name, g] : m_groups)
+            while (g.form->rowCount() > 0) {
+                const QFormLayout::TakeRowResult taken = g.form->takeRow(0);
+                delete taken.labelItem, delete taken.fieldItem;  // the layout's wrappers, not the widgets
+            }
+        for (const QString& key : m_order) {
+            Row& row = m_rows.at(key);
+            if (row.shown) groupFor(row.look.group).form->addRow(row.label, row.editor);
+            row.label->setVisible(row.shown), row.editor->setVisible(row.shown);
+        }
     }
     for (auto& [name, g] : m_groups) {
         const bool any = anyShown[name];

@@ -100,6 +100,7 @@ private:
         QString unpricedHere;  // why it is not priced beside what else is stated; empty: it is
         FieldLook look;
         bool applies = true;
+        bool shown = true;  // in its group's form (showRows)
     };
     void restyle(Row& row, const QStringList& problems);
     void relabel(const QString& key);
