@@ -108,6 +108,12 @@ inline constexpr double kFp8WeightCopyBytes = 2;
 // per element (transformer_engine/pytorch/module/linear.py saves the FP8 input; the
 // column-wise copy only, its row-wise usage discarded).
 inline constexpr double kFp8SavedInputBytes = 1;
+// DeepSeek-V3's E5M6 (1 sign, 5 exponent, 6 mantissa bits: 1.5 bytes) for the inputs of
+// the linear layer after attention, which the attention backward reads too, so they are
+// kept once in a format more precise than FP8 (DeepSeek-V3 technical report §3.3.2,
+// "Low-Precision Storage and Communication", (1)). Its cast rides on the quantisation the
+// FP8 projection runs anyway, so no time is priced apart.
+inline constexpr double kE5m6Bytes = 1.5;
 // How fast an FP8 GEMM runs. The matmul curve (efficiency.h) is fitted end to end: its
 // ceiling (Hopper 0.645) is below what a large GEMM kernel reaches alone, the rest being
 // time the fit charges per FLOP that is not the kernel's (launch gaps, the stream's other

@@ -258,6 +258,7 @@ CostInput runCostInput(const ResolvedScenario& r) {
                 : recipe == "mxfp8"      ? Fp8Recipe::Mxfp8      : Fp8Recipe::Delayed;
     }
     run.fp8Attention = *e.fp8_attention;
+    run.attentionOutE5m6 = *e.attention_output_e5m6;
     Strategy& st = in.strategy;
     for (std::size_t i = 0; i < st.rankOrder.size(); ++i) {
         const std::string& dim = (*r.scenario.cluster.rank_order)[i];

@@ -290,7 +290,9 @@ LayerCost layerCost(const ModelShape& m, const RunSettings& run, const Strategy&
         }
         // The output projection's input: the core's output, which flash attention's backward
         // reads in the compute dtype; an FP8 projection keeps its quantised copy beside it.
-        save((st.flash ? Bc + (fp8 ? Bl : 0) : Bl) * T * qkvHeadWidth / t, 0);
+        // DeepSeek-V3 keeps the one E5M6 copy both read instead (coefficients.h kE5m6Bytes).
+        const double outputBytes = fp8 && run.attentionOutE5m6 ? kE5m6Bytes : st.flash ? Bc + (fp8 ? Bl : 0) : Bl;
+        save(outputBytes * T * qkvHeadWidth / t, 0);
     }
     if (m.hiddenDropout > 0) save(Bdo * T * h / spd, kOpHiddenDropout);
     postNorm();

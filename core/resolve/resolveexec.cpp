@@ -99,6 +99,9 @@ void Resolver::resolveExecRun() {
         refuse("exec.fp8_recipe", "applies to compute_dtype: fp8 only, got compute_dtype " + *e.compute_dtype);
     if (!fp8 && *e.fp8_attention)
         refuse("exec.fp8_attention", "applies to compute_dtype: fp8 only, got compute_dtype " + *e.compute_dtype);
+    if (!fp8 && *e.attention_output_e5m6)
+        refuse("exec.attention_output_e5m6", "is DeepSeek-V3's storage beside its FP8 projection: compute_dtype: fp8 only, "
+                                             "got compute_dtype " + *e.compute_dtype);
     if (fp8) {
         fill("exec.fp8_recipe", e.fp8_recipe, std::string("delayed"), Origin::Default,
              "Megatron-LM's --fp8-recipe default");

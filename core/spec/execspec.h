@@ -79,7 +79,7 @@ struct ExecSpec {
     std::optional<std::string> optimizer;
     std::optional<std::string> compute_dtype;
     std::optional<std::string> fp8_recipe;
-    std::optional<bool> fp8_attention;
+    std::optional<bool> fp8_attention, attention_output_e5m6;
     std::optional<std::int64_t> seq_length;
     std::optional<std::int64_t> train_tokens;
     std::optional<std::int64_t> visual_seq_len;
@@ -200,6 +200,10 @@ void visit(Spec& e, V& v) {
     v.flag({"fp8_attention", "The attention core runs in FP8 too (Megatron-LM --fp8-dot-product-attention); off, it "
             "stays in BF16 beside the FP8 linear layers, as do norms, router, embedding and output layer"},
            e.fp8_attention);
+    v.flag({"attention_output_e5m6", "The attention core's output, the input of the projection after it, is kept once in "
+            "DeepSeek-V3's 12-bit E5M6 format for both the projection's weight gradient and the attention backward, "
+            "instead of in the compute dtype beside an FP8 copy (DeepSeek-V3 report §3.3.2); compute_dtype: fp8 only"},
+           e.attention_output_e5m6);
     v.integer({"seq_length", "Training sequence length", "tokens"}, e.seq_length, count);
     v.integer({"train_tokens", "Tokens the whole run trains on (its token budget, e.g. 15000000000000 for 15T): "
                "the days to train on this cluster at the priced step time, and the optimizer steps the trainer "

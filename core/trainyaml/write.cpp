@@ -155,6 +155,8 @@ std::vector<std::string> trainYamlUnexpressed(const ResolvedScenario& r) {
         {"visual_seq_len", "the seed reads it from context.visual_seq_len, and the trainer refuses a context section, so it "
                            "is not written"},
         {"freeze_vision_tower", "Tessera writes no train.yaml key that freezes the vision tower"},
+        {"attention_output_e5m6", "the AutoModels schema has no storage format for the attention output (DeepSeek-V3's "
+                                  "E5M6 is its own)"},
         {"optimizer_post_validation", "the AutoModels schema has no optimizer post-validation switch (the zero-bubble "
                                       "fork's --enable-optimizer-post-validation)"},
         {"vision_partition", "the seed places a vision tower by its own sub-model's offset, which Tessera does not write; "
@@ -170,6 +172,7 @@ std::vector<std::string> trainYamlUnexpressed(const ResolvedScenario& r) {
         if (!exec || !exec->find(key) || r.filled.contains(path)) continue;
         if (std::string_view(key) == "freeze_vision_tower" && !*r.scenario.exec.freeze_vision_tower) continue;  // false: nothing lost
         if (std::string_view(key) == "optimizer_post_validation" && !*r.scenario.exec.optimizer_post_validation) continue;
+        if (std::string_view(key) == "attention_output_e5m6" && !*r.scenario.exec.attention_output_e5m6) continue;
         // The rule a train.yaml itself implies (read back from one) is not a loss.
         if (std::string_view(key) == "selective_rule" && *r.scenario.exec.selective_rule == "hyperparallel") continue;
         if (std::string_view(key) == "selective_rule")

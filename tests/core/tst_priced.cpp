@@ -193,6 +193,8 @@ const std::vector<Row>& rows() {
          Moves::Time, "current scaling reads each cast tensor once more for its amax"},
         {"fp8_attention", kDense, {"exec.compute_dtype=fp8"}, {"exec.compute_dtype=fp8", "exec.fp8_attention=true"},
          Moves::Time, "the attention core at the FP8 peak"},
+        {"attention_output_e5m6", kDense, {"exec.compute_dtype=fp8"}, {"exec.compute_dtype=fp8", "exec.attention_output_e5m6=true"},
+         Moves::Memory, "the attention output kept once at 1.5 bytes, not at 2 beside an FP8 copy"},
         {"seq_length", kDense, {}, {"exec.seq_length=8192"}, Moves::Memory, "tokens per sequence"},
         {"train_tokens", kDense, {"exec.train_tokens=1000000000000"}, {"exec.train_tokens=15000000000000"}, Moves::Days,
          "the run's steps at the priced step time; no byte or second of a step"},
@@ -313,6 +315,21 @@ private slots:
         QVERIFY(QString::fromStdString(reported.front().why).contains("dropless"));
         applyOverride(doc, "exec.grouped_gemm=false");
         QVERIFY(notPriced(resolve(scenarioFromValue(doc, "row.yaml", "")).scenario.exec).empty());
+    }
+
+    // DeepSeek-V3 §3.3.2's E5M6: an FP8 run with flash attention keeps the attention output
+    // twice (BF16 for the attention backward, FP8 for the projection's weight gradient, 3
+    // bytes an element); E5M6 keeps it once at 1.5. Llama-3 8B at tp 2, one micro-batch in
+    // flight: 32 layers x 4096 tokens x 4096 / 2 elements x 1.5 bytes fewer, to the byte.
+    void e5m6KeepsTheAttentionOutputOnce() {
+        const Outcome two = price(kOneBatch, {"exec.compute_dtype=fp8"});
+        const Outcome once = price(kOneBatch, {"exec.compute_dtype=fp8", "exec.attention_output_e5m6=true"});
+        QVERIFY2(two.refused.empty() && once.refused.empty(), (two.refused + once.refused).c_str());
+        const Bytes saved = two.estimate.stages[0].memory.activations - once.estimate.stages[0].memory.activations;
+        QCOMPARE(saved, Bytes(32) * 4096 * 4096 / 2 * 3 / 2);
+        QCOMPARE(once.estimate.stepSeconds, two.estimate.stepSeconds);
+        const Outcome bf16 = price(kOneBatch, {"exec.attention_output_e5m6=true"});
+        QVERIFY2(bf16.refused.find("exec.attention_output_e5m6") != std::string::npos, bf16.refused.c_str());
     }
 };
 
