@@ -32,10 +32,6 @@ protected:
     }
 };
 
-}  // namespace
-
-namespace {
-
 // The text a value is edited as: a scalar as written, a list or mapping as flow YAML.
 QString valueText(const core::Value& v) {
     if (v.kind() == core::Value::Kind::String) return QString::fromStdString(v.asString());
