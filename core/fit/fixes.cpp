@@ -1,11 +1,13 @@
 #include "fit/fixes.h"
 
 #include <functional>
+#include <numeric>
 #include <limits>
 #include <set>
 
 #include "io/overrides.h"
 #include "io/scenarioio.h"
+#include "pipeline/closedform.h"
 #include "resolve/resolve.h"
 
 namespace tessera::core {
@@ -146,16 +148,20 @@ void fixSwitches(const Context& c, const std::string& path, std::vector<Fix>& ou
     else if (path == "exec.deferred_grad_accumulation" && e.deferred_grad_accumulation.value_or(false) &&
              !e.grad_shard_as_params.value_or(false))
         out.push_back(setFix(path, Value::boolean(false), "set exec.deferred_grad_accumulation to false: it needs FSDP"));
-    else if (path == "exec.pp_schedule" && l.vpp > 1 && schedule != "interleaved" && !vShape)
+    else if (path == "exec.pp_schedule" && l.vpp > 1 && !interleavesChunks(scheduleNamed(schedule)) && !vShape)
         out.push_back(setFix(path, Value::string("interleaved"), "set exec.pp_schedule to interleaved, which runs vpp chunks"));
-    else if (path == "exec.pp_schedule" && l.vpp == 1 && schedule == "interleaved") {
-        out.push_back(degreeFix(c, "vpp", 2, "so the interleaved schedule has chunks to interleave"));
-        out.push_back(setFix(path, Value::string("1f1b"), "set exec.pp_schedule to 1f1b, the schedule of one chunk a stage"));
+    else if (path == "exec.pp_schedule" && l.vpp == 1 && interleavesChunks(scheduleNamed(schedule))) {
+        out.push_back(degreeFix(c, "vpp", 2, "so the " + schedule + " schedule has chunks to interleave"));
+        const char* one = schedule == "interleaved" ? "1f1b" : "seqpipe";
+        out.push_back(setFix(path, Value::string(one), "set exec.pp_schedule to " + std::string(one) + ", its schedule of one chunk a stage"));
     } else if (path == "exec.vpp" && vShape && l.vpp != 2)
         out.push_back(degreeFix(c, "vpp", 2, "(" + schedule + " runs two chunks a stage in a V)"));
-    else if (path == "exec.seq_split" && e.seq_split.value_or(1) > 1 && schedule != "seqpipe")
-        out.push_back(removeFix(path, "remove exec.seq_split: only the seqpipe schedule splits sequences"));
-    else if (path == "exec.overlap_p2p_comm" && e.overlap_p2p_comm.value_or(false) && schedule != "interleaved")
+    else if (path == "exec.seq_split" && e.seq_split.value_or(1) > 1 && !runsSequenceParts(scheduleNamed(schedule)))
+        out.push_back(removeFix(path, "remove exec.seq_split: only the seqpipe and seqsmartvpp schedules split sequences"));
+    else if (path == "exec.seq_split" && schedule == "seqsmartvpp" && l.pp > 0 && l.pp % e.seq_split.value_or(1) != 0)
+        out.push_back(setFix(path, Value::integer(std::gcd(l.pp, e.seq_split.value_or(1))),
+                             "set exec.seq_split to a divisor of pp, as seqsmartvpp needs"));
+    else if (path == "exec.overlap_p2p_comm" && e.overlap_p2p_comm.value_or(false) && !interleavesChunks(scheduleNamed(schedule)))
         out.push_back(removeFix(path, "remove exec.overlap_p2p_comm: unstated, it follows the schedule"));
 }
 

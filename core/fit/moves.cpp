@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "pipeline/closedform.h"
 #include "units/units.h"
 
 namespace tessera::core {
@@ -90,7 +91,7 @@ void scheduleKnobs(const ExecSpec& e, std::vector<Knob>& out) {
         if (name == now || name == "gpipe") continue;  // GPipe holds every micro-batch: never lighter, never faster than 1f1b
         out.push_back({"schedule " + std::string(name), "schedule", [s = std::string(name)](ExecSpec& x) { x.pp_schedule = s; }});
     }
-    if (now == "interleaved") {
+    if (interleavesChunks(scheduleNamed(now))) {
         for (const std::int64_t to : {vpp * 2, vpp / 2}) {
             if (to < 2 || to > 64) continue;
             out.push_back({"vpp " + num(vpp) + " → " + num(to), "schedule", [to](ExecSpec& x) { x.vpp = to; }});

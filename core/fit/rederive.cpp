@@ -1,6 +1,7 @@
 #include "fit/rederive.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "io/overrides.h"
 #include "io/specreader.h"
@@ -51,22 +52,26 @@ void rederiveSchedule(const ExecSpec& before, ExecSpec& next, const std::set<std
     // An edited vpp picks the schedule that runs it; an edited schedule the vpp it runs.
     if (free("pp_schedule") && next.vpp != before.vpp) {
         const bool vShape = isVShape(scheduleNamed(schedule));
-        if (vpp > 1 && schedule != "interleaved" && !(vShape && vpp == 2)) schedule = "interleaved";
-        else if (vpp == 1 && (schedule == "interleaved" || vShape)) schedule = "1f1b";
+        const bool tabled = interleavesChunks(scheduleNamed(schedule));
+        if (vpp > 1 && !tabled && !(vShape && vpp == 2)) schedule = schedule == "seqpipe" ? "seqsmartvpp" : "interleaved";
+        else if (vpp == 1 && (tabled || vShape)) schedule = schedule == "seqsmartvpp" ? "seqpipe" : "1f1b";
         if (schedule != next.pp_schedule.value_or("1f1b")) next.pp_schedule = schedule;
     }
-    const bool vShape = isVShape(scheduleNamed(schedule));
+    const bool vShape = isVShape(scheduleNamed(schedule)), tabled = interleavesChunks(scheduleNamed(schedule));
     if (free("vpp")) {
         if (vShape && vpp != 2) next.vpp = 2;
-        else if (schedule == "interleaved" && vpp == 1) next.vpp = 2;
-        else if (!vShape && schedule != "interleaved" && vpp > 1) next.vpp = 1;
+        else if (tabled && vpp == 1) next.vpp = 2;
+        else if (!vShape && !tabled && vpp > 1) next.vpp = 1;
     }
     if (free("seq_split")) {
-        if (schedule != "seqpipe" && next.seq_split.value_or(1) > 1) next.seq_split.reset();
-        else if (schedule == "seqpipe" && next.seq_split.value_or(1) == 1) next.seq_split = 2;
+        const bool sequenced = runsSequenceParts(scheduleNamed(schedule));
+        if (!sequenced && next.seq_split.value_or(1) > 1) next.seq_split.reset();
+        else if (sequenced && next.seq_split.value_or(1) == 1) next.seq_split = 2;
+        // seqsmartvpp: a micro-batch's parts in one group of pp (resolve refuses the rest).
+        if (schedule == "seqsmartvpp" && pp % next.seq_split.value_or(1) != 0) next.seq_split = std::gcd(pp, *next.seq_split);
     }
     const bool interleaved = schedule == "interleaved";
-    if (free("overlap_p2p_comm") && next.overlap_p2p_comm.value_or(false) && pp > 1 && !interleaved)
+    if (free("overlap_p2p_comm") && next.overlap_p2p_comm.value_or(false) && pp > 1 && !tabled)
         next.overlap_p2p_comm.reset();  // unstated, it follows the schedule
     if (free("overlap_moe_expert_parallel_comm") && next.overlap_moe_expert_parallel_comm.value_or(false) && pp > 1 &&
         !interleaved)

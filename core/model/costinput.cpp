@@ -291,7 +291,7 @@ CostInput costInput(const ResolvedScenario& r) {
     st.optimizerShard = st.optimizerSharded ? *e.optimizer_shard : 1;
     st.expertShard = st.optimizerSharded ? e.expert_shard.value_or(expertGridOf(st).dp) : 1;
     st.schedule = scheduleNamed(*e.pp_schedule);
-    st.overlapP2p = e.overlap_p2p_comm.value_or(st.schedule == Schedule::Interleaved);  // a search base leaves it unstated
+    st.overlapP2p = e.overlap_p2p_comm.value_or(interleavesChunks(st.schedule));  // a search base leaves it unstated
     st.partition = r.partition.layers;
     st.visionBlocks = r.visionBlocks;
     if (const auto* perStage = std::get_if<StageCounts::Flat>(&e.activation_offload->value)) st.activationOffload = *perStage;

@@ -23,10 +23,10 @@ PipelineInput pipelineInputFor(const Estimate& estimate, const std::string& sche
         return in;
     }
     const int v = std::max(chunks, 1);  // simulatePipeline refuses chunks < 1 by name
-    in.seqSplit = kind == Schedule::SeqPipe ? estimate.seqSplit : 1;
+    in.seqSplit = runsSequenceParts(kind) ? estimate.seqSplit : 1;
     for (const StageEstimate& stage : estimate.stages) {
         StageTimes t = simulatorTimes(stage.time, v, split, estimate.expertCommPaired);
-        const double n = in.seqSplit;  // seqpipe's times are one sequence part's
+        const double n = in.seqSplit;  // seqpipe's and seqsmartvpp's times are one sequence part's
         t.forward /= n, t.backward /= n, t.weightGrad /= n, t.forwardComm /= n, t.backwardComm /= n;
         t.forwardHidden /= n, t.backwardHidden /= n, t.forwardUnpaired /= n, t.backwardUnpaired /= n;
         in.times.emplace_back(std::size_t(v), t);
@@ -42,7 +42,7 @@ Evaluation evaluateScenario(const Scenario& stated) {
     const ExecSpec& e = out.resolved.scenario.exec;
     // Forward, backward and (split) weight gradient of every micro-batch on every chunk of every stage.
     const int chunks = *e.pp_schedule == "dualpipe" ? 2 : int(*e.vpp);
-    const double parts = *e.pp_schedule == "seqpipe" ? double(e.seq_split.value_or(1)) : 1.0;
+    const double parts = runsSequenceParts(scheduleNamed(*e.pp_schedule)) ? double(e.seq_split.value_or(1)) : 1.0;
     const double events = 3.0 * double(*e.pp) * double(chunks) * double(*e.micro_batch_num) * parts;
     if (events > double(kMaxSimulatedEvents)) {
         out.notSimulated = "the schedule has " + std::to_string(std::llround(events)) + " events; at most " +

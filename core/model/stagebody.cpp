@@ -350,7 +350,7 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
     double buffers = epBuffer + cpBuffer + offloadTransit;
     if (st.dp * st.cp > 1 && !run.frozen)
         buffers += std::min(std::max(kDpBucketElements, kDpBucketElementsPerRank * double(st.dp)), params + expertParams) * Bg;
-    if (p > 1) buffers += 2 * sendBytes * (st.schedule == Schedule::Interleaved ? 2 : 1);
+    if (p > 1) buffers += 2 * sendBytes * (interleavesChunks(st.schedule) ? 2 : 1);
     mem.buffers = wholeBytes(buffers);
     if (st.fsdp) {
         const double gathered = st.reshard ? double(kFsdpGatheredLayers) * maxLayerSplit : params + expertParams;

@@ -10,7 +10,7 @@ constexpr std::pair<Schedule, std::string_view> kNames[] = {
     {Schedule::OneFOneB, "1f1b"}, {Schedule::Interleaved, "interleaved"}, {Schedule::GPipe, "gpipe"},
     {Schedule::ZbH1, "zb-h1"},    {Schedule::Zbv, "zbv"},                 {Schedule::DualPipe, "dualpipe"},
     {Schedule::DualPipeV, "dualpipev"}, {Schedule::SeqPipe, "seqpipe"},   {Schedule::VHalf, "v-half"},
-    {Schedule::VMin, "v-min"},         {Schedule::ZbH2, "zb-h2"}};
+    {Schedule::VMin, "v-min"},         {Schedule::ZbH2, "zb-h2"},           {Schedule::SeqSmartVpp, "seqsmartvpp"}};
 }  // namespace
 
 Schedule scheduleNamed(std::string_view name) {
@@ -32,8 +32,13 @@ std::int64_t inFlightChunkForwards(const PipelineShape& sh, int stage, int chunk
     case Schedule::OneFOneB:
     case Schedule::ZbH1: return std::max<std::int64_t>(1, std::min<std::int64_t>(p - stage, m));
     case Schedule::ZbH2: return std::max<std::int64_t>(1, std::min<std::int64_t>(2 * (p - stage) - 1, m));
-    case Schedule::Interleaved: {
-        const std::int64_t held = std::min(m * v, 2 * (p - stage - 1) + (v - 1) * p + 1);
+    case Schedule::Interleaved:
+    case Schedule::SeqSmartVpp: {
+        // Units: micro-batches, or under seqsmartvpp their n sequence parts, with n - 1
+        // more warm-up forwards (Seq1F1B-I: the last stage's first backward is a
+        // micro-batch's last part). m = p runs every forward first (Megatron-LM).
+        const std::int64_t n = sh.schedule == Schedule::SeqSmartVpp ? sh.seqSplit : 1, units = m * n;
+        const std::int64_t held = m == p ? units * v : std::min(units * v, 2 * (p - stage - 1) + (v - 1) * p + n);
         // Forwards k = 0 .. held-1 cycle through the chunks in blocks of p.
         const std::int64_t cycles = held / (p * v), rest = held % (p * v);
         return cycles * p + std::clamp<std::int64_t>(rest - chunk * p, 0, p);
@@ -72,6 +77,7 @@ double pipelineMakespan(const PipelineShape& sh, double sumX, double maxX, doubl
         const double n = sh.seqSplit;
         return (sumX + (m * n - 1) * maxX) / n;
     }
+    case Schedule::SeqSmartVpp: return m * maxX + (sumX - maxX) / (sh.chunks * double(sh.seqSplit));
     default: return sumX + (m - 1) * maxX;  // (the split schedules have their own forms below)
     }
 }

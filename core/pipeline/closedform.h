@@ -18,6 +18,11 @@
 //   dualpipev    chunk 0: 2p - s, chunk 1: s + 1 (2p + 1 = PP + 1 over its 2p stages)
 //   seqpipe      min(p - s + n - 1, m·n) sequence parts of 1/n of a micro-batch each
 //                (Seq1F1B's warm-up, n = seq_split; the seed's base - s + n - 1, §4.8)
+//   seqsmartvpp  interleaved's count over the m·n parts with n - 1 more warm-up parts:
+//                min(m·n·v, 2(p - s - 1) + (v - 1)p + n) chunk-parts (Seq1F1B-I, Sun et
+//                al. 2024; the seed's "last chunk shifted by n - 1", §4.8)
+// Interleaved and seqsmartvpp with m = p run every forward before any backward
+// (Megatron-LM's all-warm-up case): m·v (m·n·v) chunk-forwards on every stage.
 // Weight gradients held back (each keeps its GEMM inputs and output gradients), at the
 // in-flight peak: ZB-H1 min(s, m - min(p - s, m)), ZB-H2 min(2s, m - min(2(p - s) - 1, m));
 // the others run a held-back W only where a backward has just released more than it keeps.
@@ -33,6 +38,7 @@
 //                (Qi et al. 2023 §4); its stages start and end (p - 1) F apart. Simulated.
 //   seqpipe      (sum X + (m·n - 1) M) / n: 1F1B over m·n parts of X/n (bubble (p-1)/n
 //                of 1F1B's); the first part's extra warm-up only adds memory
+//   seqsmartvpp  m M + (sum X - M) / (v n): interleaved over m·n parts of X/n
 //   dualpipe(v)  see pipelineMakespanDual: its pairs of one direction's forward with
 //                the other's backward make the time a function of the pair's length
 // Exact for equal stages (tests/core/tst_pipeline.cpp holds every form to the
@@ -42,7 +48,9 @@
 
 namespace tessera::core {
 
-enum class Schedule : std::uint8_t { OneFOneB, Interleaved, GPipe, ZbH1, Zbv, DualPipe, DualPipeV, SeqPipe, VHalf, VMin, ZbH2 };
+enum class Schedule : std::uint8_t {
+    OneFOneB, Interleaved, GPipe, ZbH1, Zbv, DualPipe, DualPipeV, SeqPipe, VHalf, VMin, ZbH2, SeqSmartVpp
+};
 
 // exec.pp_schedule's spelling, both ways (an unknown name reads as 1f1b: resolve
 // refuses unknown names before anything calls this).
@@ -53,6 +61,10 @@ const char* scheduleName(Schedule schedule);
 inline bool isVShape(Schedule s) {
     return s == Schedule::Zbv || s == Schedule::DualPipeV || s == Schedule::VHalf || s == Schedule::VMin;
 }
+// Runs each stage's vpp chunks in Megatron-LM's interleaved table (vpp > 1 required).
+inline bool interleavesChunks(Schedule s) { return s == Schedule::Interleaved || s == Schedule::SeqSmartVpp; }
+// Runs each micro-batch as exec.seq_split sequence parts (Seq1F1B and Seq1F1B-I).
+inline bool runsSequenceParts(Schedule s) { return s == Schedule::SeqPipe || s == Schedule::SeqSmartVpp; }
 // Whether the schedule splits the backward into B and W and defers W.
 inline bool splitsWeightGrad(Schedule s) {
     return s == Schedule::ZbH1 || s == Schedule::ZbH2 || s == Schedule::DualPipe || isVShape(s);
@@ -89,7 +101,7 @@ inline bool plannerBalances(Schedule s) { return s == Schedule::OneFOneB || s ==
 struct PipelineShape {
     Schedule schedule = Schedule::OneFOneB;
     int stages = 1, chunks = 1, microBatches = 1;
-    int seqSplit = 1;  // seqpipe: the parts each micro-batch's sequence runs the pipeline in
+    int seqSplit = 1;  // seqpipe, seqsmartvpp: the parts each micro-batch's sequence runs the pipeline in
 };
 
 std::int64_t inFlightChunkForwards(const PipelineShape& shape, int stage, int chunk);

@@ -7,7 +7,8 @@ namespace tessera::core::pipeline_detail {
 
 Layout layoutOf(Kind kind) {
     switch (kind) {
-    case Kind::Interleaved: return Layout::Interleaved;
+    case Kind::Interleaved:
+    case Kind::SeqSmartVpp: return Layout::Interleaved;
     case Kind::Zbv:
     case Kind::VHalf:
     case Kind::VMin:
@@ -52,10 +53,14 @@ struct Builder {
 };
 
 // gpipe, 1f1b and interleaved, as Megatron-LM issues them; a split weight gradient
-// runs right behind its input gradient.
+// runs right behind its input gradient. seqsmartvpp (Seq1F1B-I) is the interleaved
+// table over the m·n sequence parts: n - 1 more warm-up parts, and each chunk's
+// backwards take a micro-batch's parts last first (thunlp/Seq1F1B's sp_queue).
 void megatronOrder(Kind kind, const PipelineInput& in, int s, std::vector<Step>& order) {
-    const int p = in.stages, v = in.chunks, m = in.microBatches;
-    auto backward = [&](int mb, int c) {
+    const bool seq = kind == Kind::SeqSmartVpp;
+    const int p = in.stages, v = in.chunks, n = seq ? in.seqSplit : 1, m = in.microBatches * n;
+    auto backward = [&](int unit, int c) {
+        const int mb = unit / n * n + (n - 1 - unit % n);  // the unit itself when n = 1
         const bool split = in.times[std::size_t(s)][std::size_t(c)].weightGrad > 0;
         order.push_back({{mb, c, Phase::Backward, !split}, {}, false});
         if (split) order.push_back({{mb, c, Phase::WeightGrad, false}, {}, false});
@@ -71,7 +76,12 @@ void megatronOrder(Kind kind, const PipelineInput& in, int s, std::vector<Step>&
         return Op{group * p + inGroup % p, inGroup / p, Phase::Forward, false};
     };
     const int total = m * v;
-    const int w = kind == Kind::OneFOneB ? std::min(p - s - 1, m) : std::min(2 * (p - s - 1) + (v - 1) * p, total);
+    // Interleaved with as many micro-batches as stages runs all forwards first
+    // (Megatron-LM's all_warmup_microbatches; Seq1F1B-I tests the micro-batches, not parts).
+    const bool allWarm = kind != Kind::OneFOneB && in.microBatches == p;
+    const int w = kind == Kind::OneFOneB ? std::min(p - s - 1, m)
+                  : allWarm              ? total
+                                         : std::min(2 * (p - s - 1) + (v - 1) * p + n - 1, total);
     auto backwardAt = [&](int k) {
         const Op f = forwardAt(k);
         backward(f.microBatch, v - 1 - f.chunk);
@@ -255,7 +265,8 @@ std::shared_ptr<const StageOrders> stageOrders(Kind kind, const PipelineInput& i
         switch (kind) {
         case Kind::Gpipe:
         case Kind::OneFOneB:
-        case Kind::Interleaved: megatronOrder(kind, in, s, order); break;
+        case Kind::Interleaved:
+        case Kind::SeqSmartVpp: megatronOrder(kind, in, s, order); break;
         case Kind::ZbH1: zeroBubbleH1Order(in, s, order); break;
         case Kind::ZbH2: zeroBubbleH2Order(in, s, order); break;
         case Kind::Zbv: zbvOrder(in, s, order); break;

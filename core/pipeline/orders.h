@@ -9,7 +9,7 @@
 
 namespace tessera::core::pipeline_detail {
 
-enum class Kind { Gpipe, OneFOneB, Interleaved, ZbH1, Zbv, DualPipe, DualPipeV, SeqPipe, VHalf, VMin, ZbH2 };
+enum class Kind { Gpipe, OneFOneB, Interleaved, ZbH1, Zbv, DualPipe, DualPipeV, SeqPipe, VHalf, VMin, ZbH2, SeqSmartVpp };
 
 // How a micro-batch walks the (stage, chunk) slots:
 //   Linear       stage 0, 1, .., p-1 (one chunk)

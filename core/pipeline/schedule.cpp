@@ -31,7 +31,8 @@ std::string str(int n) { return std::to_string(n); }
 
 Kind kindOf(const std::string& name) {
     static constexpr Kind kinds[] = {Kind::Gpipe,     Kind::OneFOneB, Kind::Interleaved, Kind::ZbH1, Kind::Zbv, Kind::DualPipe,
-                                     Kind::DualPipeV, Kind::SeqPipe,  Kind::VHalf,       Kind::VMin, Kind::ZbH2};
+                                     Kind::DualPipeV, Kind::SeqPipe,  Kind::VHalf,       Kind::VMin, Kind::ZbH2,
+                                     Kind::SeqSmartVpp};
     static_assert(std::size(kinds) == std::size(kScheduleNames));
     for (std::size_t i = 0; i < std::size(kinds); ++i)
         if (name == kScheduleNames[i]) return kinds[i];
@@ -56,10 +57,11 @@ Kind validate(const PipelineInput& in) {
     if ((layout == Layout::V || layout == Layout::Dual) && in.chunks != 2)
         refuse("pipeline.chunks: " + in.schedule + " runs two chunks per stage, got " + str(in.chunks));
     if (in.seqSplit < 1) refuse("pipeline.seqSplit: must be at least 1, got " + str(in.seqSplit));
-    if (in.seqSplit > 1 && kind != Kind::SeqPipe)
-        refuse("pipeline.seqSplit: only seqpipe runs a micro-batch in sequence parts; " + in.schedule + " needs 1, got " +
-               str(in.seqSplit));
-    if (kind == Kind::SeqPipe && double(m) * in.seqSplit > 1 << 30)
+    const bool seq = kind == Kind::SeqPipe || kind == Kind::SeqSmartVpp;
+    if (in.seqSplit > 1 && !seq)
+        refuse("pipeline.seqSplit: only seqpipe and seqsmartvpp run a micro-batch in sequence parts; " + in.schedule +
+               " needs 1, got " + str(in.seqSplit));
+    if (seq && double(m) * in.seqSplit > 1 << 30)
         refuse("pipeline.seqSplit: at most 2^30 sequence parts per step are simulated, got " +
                std::to_string(double(m) * in.seqSplit));
     if (in.pairSteadyState && kind != Kind::OneFOneB && kind != Kind::Interleaved)
@@ -67,9 +69,20 @@ Kind validate(const PipelineInput& in) {
                "only, got " + in.schedule);
     // Megatron walks micro-batches in groups of p; a short last group stalls the
     // pipeline on dependencies, and Megatron refuses it too.
-    if (kind == Kind::Interleaved && m % p != 0)
-        refuse("pipeline.microBatches: the interleaved schedule needs a multiple of stages (" + str(p) + "), got " +
+    if ((kind == Kind::Interleaved || kind == Kind::SeqSmartVpp) && m % p != 0)
+        refuse("pipeline.microBatches: the " + in.schedule + " schedule needs a multiple of stages (" + str(p) + "), got " +
                str(m));
+    // Seq1F1B-I walks the interleaved table in groups of p parts, and each chunk's
+    // backwards take a micro-batch's parts last first: a micro-batch whose parts
+    // straddle two groups would need its last part's backward before the table has run
+    // that part's forward (thunlp/Seq1F1B's queue would pop an earlier part instead).
+    if (kind == Kind::SeqSmartVpp && p % in.seqSplit != 0)
+        refuse("pipeline.seqSplit: seqsmartvpp walks the interleaved table in groups of the " + str(p) +
+               " stages, and a micro-batch's parts must not straddle two groups: seq_split must divide them, got " +
+               str(in.seqSplit));
+    if (kind == Kind::SeqSmartVpp && in.chunks < 2)
+        refuse("pipeline.chunks: seqsmartvpp interleaves chunks and needs at least 2 (with one it is seqpipe), got " +
+               str(in.chunks));
     // DualPipe asserts an even rank count and num_chunks >= 2 * num_ranks (dualpipe.py step),
     // DualPipeV num_chunks >= 2 * num_ranks; ZB-V's steady state needs 2p - 1 (PyTorch pads to it).
     if (kind == Kind::DualPipe && p % 2 != 0)
@@ -141,6 +154,7 @@ Schedule scheduleOf(Kind kind) {
     case Kind::VHalf: return Schedule::VHalf;
     case Kind::VMin: return Schedule::VMin;
     case Kind::ZbH2: return Schedule::ZbH2;
+    case Kind::SeqSmartVpp: return Schedule::SeqSmartVpp;
     }
     return Schedule::OneFOneB;
 }
@@ -220,12 +234,13 @@ constexpr std::size_t kKeptEvents = std::size_t{1} << 20;  // events in the time
 
 PipelineResult simulatePipeline(const PipelineInput& in) {
     const Kind kind = validate(in);
-    if (kind != Kind::SeqPipe && simulatedEvents(in.stages, in.chunks, in.microBatches) > kMaxPricedEvents)
+    const bool seq = kind == Kind::SeqPipe || kind == Kind::SeqSmartVpp;
+    if (!seq && simulatedEvents(in.stages, in.chunks, in.microBatches) > kMaxPricedEvents)
         refuse("pipeline.microBatches: at most " + std::to_string(kMaxPricedEvents) + " events (3 a micro-batch, chunk and " +
                "stage) are simulated, got " + std::to_string(simulatedEvents(in.stages, in.chunks, in.microBatches)));
     if (kind == Kind::ZbH2 && !in.keepEvents) return priceZbH2(in);
-    // Under seqpipe the units the orders walk are sequence parts, n per micro-batch.
-    const int n = kind == Kind::SeqPipe ? in.seqSplit : 1;
+    // Under seqpipe and seqsmartvpp the units the orders walk are sequence parts, n per micro-batch.
+    const int n = seq ? in.seqSplit : 1;
     const int p = in.stages, v = in.chunks, m = in.microBatches * n;
     const auto shared = pipeline_detail::stageOrders(kind, in);
     const pipeline_detail::StageOrders& orders = *shared;
@@ -409,10 +424,11 @@ double closedFormMakespan(const PipelineInput& in) {
     if (in.pairComputeStretch != 1)
         refuse("pipeline.pairComputeStretch: no closed form prices pairs on a share of the SMs; simulate it");
     const int p = in.stages;
-    // seqpipe: 1F1B over m·n parts, with per-part times.
-    const bool seq = kind == Kind::SeqPipe;
+    // seqpipe and seqsmartvpp: 1F1B and interleaved over m·n parts, with per-part times.
+    const bool seq = kind == Kind::SeqPipe || kind == Kind::SeqSmartVpp;
     const double m = double(in.microBatches) * (seq ? in.seqSplit : 1), v = in.chunks;
-    const PipelineShape shape{seq ? Schedule::OneFOneB : scheduleOf(kind), p, in.chunks, int(m)};
+    const Schedule over = kind == Kind::SeqPipe ? Schedule::OneFOneB : kind == Kind::SeqSmartVpp ? Schedule::Interleaved : scheduleOf(kind);
+    const PipelineShape shape{over, p, in.chunks, int(m)};
     // Per stage, summed over chunks: forward, input-gradient backward, weight gradient.
     std::vector<double> f(p, 0.0), b(p, 0.0), w(p, 0.0);
     for (int s = 0; s < p; ++s)
@@ -480,7 +496,8 @@ double closedFormMakespan(const PipelineInput& in) {
     case Kind::SeqPipe:
     case Kind::OneFOneB:  // exact when the last stage is the slowest, else an upper bound
         return sumF + drain([&](int s) { return f[s] + b[s] + w[s]; });
-    case Kind::Interleaved: return m * maxFBW + (sumFB - maxFB) / v;
+    case Kind::Interleaved:
+    case Kind::SeqSmartVpp: return m * maxFBW + (sumFB - maxFB) / v;
     default: return 0;  // (handled above)
     }
 }

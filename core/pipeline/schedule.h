@@ -20,7 +20,12 @@
 //    before the next group (Megatron's schedule table with
 //    microbatch_group_size_per_vp_stage = p, hence m % p == 0); backwards walk the
 //    same table with the chunk index mirrored (v-1-c). Warm-up is
-//    min(2(p-s-1) + (v-1)p, m·v) chunk-forwards (get_pp_rank_microbatches).
+//    min(2(p-s-1) + (v-1)p, m·v) chunk-forwards (get_pp_rank_microbatches), or all of
+//    them when m = p (Megatron's all_warmup_microbatches).
+//  - seqsmartvpp (Seq1F1B-I, Sun et al. 2024 §3.3; the thunlp/Seq1F1B repository's
+//    interleaved schedule; the seed's seqsmartvpp): interleaved over the m·n sequence
+//    parts as the table's units, n - 1 more warm-up parts, each chunk's backwards
+//    taking a micro-batch's parts last first.
 //
 // A split backward (weightGrad > 0) runs its weight-gradient part right after the
 // input-gradient part on the same stage. Only the input gradient travels upstream,
@@ -72,7 +77,7 @@ struct PipelineEvent {
     double end = 0;
     bool withWeightGrad = false;  // a backward box that holds its weight gradient too
     bool paired = false;          // one half of an overlapped F&B pair (both halves share start and end)
-    int part = 0;                 // seqpipe: which of the micro-batch's seq_split sequence parts
+    int part = 0;                 // seqpipe, seqsmartvpp: which of the micro-batch's seq_split sequence parts
     // The communication inside the box: what its stage waits for (in end - start) and
     // what runs beside its compute (under its own GEMMs, or under the pair's other half).
     double commExposed = 0, commHidden = 0;
@@ -115,11 +120,13 @@ struct PipelineInput {
     // An F&B pair's compute stretched by this (>= 1): the share of the SMs its overlapped
     // communication kernels hold (DeepEP's num_sms of the device's), closedform.h pairSeconds.
     double pairComputeStretch = 1;
-    // seqpipe only (Seq1F1B, Sun et al. 2024; the seed's seqpipe with seq_split): each
-    // micro-batch runs the pipeline as n sequence parts, forwards in sequence order
-    // (a part attends to the parts before it) and backwards in reverse; 1F1B's order
-    // over the m·n parts with n - 1 more warm-up forwards (the zero-bubble repository's
-    // scheduler/seq1f1b.py). Then `times` and `keptBytes` are per part.
+    // seqpipe and seqsmartvpp only (Seq1F1B and Seq1F1B-I, Sun et al. 2024; the seed's
+    // schedules with seq_split): each micro-batch runs the pipeline as n sequence parts,
+    // forwards in sequence order (a part attends to the parts before it) and backwards
+    // in reverse; 1F1B's (seqpipe) or the interleaved table's (seqsmartvpp) order over
+    // the m·n parts with n - 1 more warm-up forwards (the zero-bubble repository's
+    // scheduler/seq1f1b.py; thunlp/Seq1F1B's schedules.py). Then `times` and `keptBytes`
+    // are per part.
     int seqSplit = 1;
     // false: only the makespan, busy times and peaks are wanted (the cost model's call,
     // once per priced candidate): no event list and no memory points are kept.
@@ -128,7 +135,8 @@ struct PipelineInput {
 
 // The schedules simulatePipeline runs, as exec.pp_schedule spells them.
 inline constexpr const char* kScheduleNames[] = {"gpipe",    "1f1b",      "interleaved", "zb-h1",  "zbv", "dualpipe",
-                                                  "dualpipev", "seqpipe", "v-half",      "v-min", "zb-h2"};
+                                                  "dualpipev", "seqpipe", "v-half",      "v-min", "zb-h2",
+                                                  "seqsmartvpp"};
 
 // One stage's memory at one moment: chunk-forwards held and weight gradients waiting.
 struct MemoryPoint {

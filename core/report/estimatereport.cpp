@@ -7,6 +7,7 @@
 
 #include "io/calibrationio.h"
 #include "model/priced.h"
+#include "pipeline/closedform.h"
 #include "report/fitreport.h"
 #include "units/units.h"
 
@@ -21,7 +22,7 @@ std::string strategyLine(const ResolvedScenario& r) {
     if (e.expert_tp && *e.expert_tp != *e.tp) line += formatText(" · expert_tp %lld", (long long)*e.expert_tp);
     line += formatText(" · mbs %lld × %lld micro-batches · seq %lld · %s", (long long)*e.micro_batch_size,
                    (long long)*e.micro_batch_num, (long long)*e.seq_length, e.pp_schedule->c_str());
-    if (*e.pp_schedule == "seqpipe") line += formatText(" in %lld sequence parts", (long long)e.seq_split.value_or(1));
+    if (runsSequenceParts(scheduleNamed(*e.pp_schedule))) line += formatText(" in %lld sequence parts", (long long)e.seq_split.value_or(1));
     if (*e.optimizer_post_validation) line += " · optimizer post-validated";
     if (*e.overlap_moe_expert_parallel_comm) line += " · all-to-all overlapped";
     if (*e.moe_enable_deepep) line += " · DeepEP dispatch";

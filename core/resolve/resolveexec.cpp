@@ -327,10 +327,12 @@ void Resolver::resolveExecStrategy() {
     const bool vShape = isVShape(scheduleNamed(*e.pp_schedule));
     if (vShape && vpp != 2)
         refuse("exec.vpp", *e.pp_schedule + " runs two chunks per stage in a V (chunk 1 back up the stages): state vpp: 2, got " + num(vpp));
-    if (vpp > 1 && *e.pp_schedule != "interleaved" && !vShape)
-        refuse("exec.pp_schedule", "vpp = " + num(vpp) + " needs the interleaved schedule, got " + *e.pp_schedule);
-    if (vpp == 1 && *e.pp_schedule == "interleaved")
-        refuse("exec.pp_schedule", "interleaved needs vpp > 1 (with one chunk per stage it is 1f1b)");
+    const bool tabled = interleavesChunks(scheduleNamed(*e.pp_schedule));  // interleaved, seqsmartvpp
+    if (vpp > 1 && !tabled && !vShape)
+        refuse("exec.pp_schedule", "vpp = " + num(vpp) + " needs the interleaved schedule (or seqsmartvpp), got " + *e.pp_schedule);
+    if (vpp == 1 && tabled)
+        refuse("exec.pp_schedule", *e.pp_schedule + " needs vpp > 1 (with one chunk per stage it is " +
+                                       (*e.pp_schedule == "interleaved" ? "1f1b)" : "seqpipe)"));
     if (*e.pp_schedule == "dualpipe" && pp % 2 != 0)
         refuse("exec.pp_schedule", "dualpipe runs two directions over mirrored stage pairs and needs an even pp, got " + num(pp));
     if (*e.pp_schedule == "dualpipe" && mbn && (*mbn % 2 != 0 || *mbn < 2 * pp))
@@ -342,23 +344,29 @@ void Resolver::resolveExecStrategy() {
     if (*e.pp_schedule == "dualpipev" && mbn && *mbn < 2 * pp)
         refuse("exec.micro_batch_num", "dualpipev needs at least 2 x pp (" + num(2 * pp) +
                                        ", DualPipeV.step's num_chunks >= 2 * num_ranks) micro-batches, got " + num(*mbn));
-    if (*e.pp_schedule == "interleaved" && mbn && *mbn % pp != 0)
-        refuse("exec.micro_batch_num", "the interleaved schedule runs micro-batches in groups of pp (" + num(pp) +
+    if (tabled && mbn && *mbn % pp != 0)
+        refuse("exec.micro_batch_num", "the " + *e.pp_schedule + " schedule runs micro-batches in groups of pp (" + num(pp) +
                                            "): must be a multiple of it, got " + num(*mbn));
     // A sequence pipeline splits each micro-batch's sequence; no other schedule does.
-    if (e.seq_split && *e.seq_split > 1 && *e.pp_schedule != "seqpipe")
-        refuse("exec.seq_split", "only pp_schedule seqpipe runs a micro-batch in sequence parts, got pp_schedule " +
-                                     *e.pp_schedule + " (state seqpipe, or leave seq_split out)");
-    if (*e.pp_schedule == "seqpipe" && e.seq_length && e.seq_split && cp > 1 && *e.cp_algo == "colossalai_cp" &&
+    const bool sequenced = runsSequenceParts(scheduleNamed(*e.pp_schedule));
+    if (e.seq_split && *e.seq_split > 1 && !sequenced)
+        refuse("exec.seq_split", "only pp_schedule seqpipe and seqsmartvpp run a micro-batch in sequence parts, got "
+                                 "pp_schedule " + *e.pp_schedule + " (state one of them, or leave seq_split out)");
+    if (*e.pp_schedule == "seqsmartvpp" && e.seq_split && pp % *e.seq_split != 0)
+        refuse("exec.seq_split", "seqsmartvpp walks the interleaved table in groups of pp (" + num(pp) + ") parts and runs "
+                                 "each micro-batch's backwards last part first, so its parts must not straddle two "
+                                 "groups: must divide pp, got " + num(*e.seq_split));
+    if (sequenced && e.seq_length && e.seq_split && cp > 1 && *e.cp_algo == "colossalai_cp" &&
         (*e.seq_length / *e.seq_split) % (2 * cp) != 0)
         refuse("exec.seq_split", "each sequence part (" + num(*e.seq_length / *e.seq_split) + " tokens) is split over the "
                                  "context-parallel ring in 2·cp chunks: it must be a multiple of " + num(2 * cp));
     // Overlap that follows the schedule (Megatron-LM's rules for its switches).
     const bool interleaved = *e.pp_schedule == "interleaved";
-    if (e.overlap_p2p_comm && *e.overlap_p2p_comm && pp > 1 && !interleaved)
+    if (e.overlap_p2p_comm && *e.overlap_p2p_comm && pp > 1 && !tabled)
         refuse("exec.overlap_p2p_comm", "Megatron-LM overlaps pipeline sends in the interleaved schedule only (it turns "
-                                        "--overlap-p2p-communication off otherwise), got pp_schedule " + *e.pp_schedule);
-    fill("exec.overlap_p2p_comm", e.overlap_p2p_comm, interleaved, Origin::Derived,
+                                        "--overlap-p2p-communication off otherwise; Seq1F1B-I keeps that path), got "
+                                        "pp_schedule " + *e.pp_schedule);
+    fill("exec.overlap_p2p_comm", e.overlap_p2p_comm, tabled, Origin::Derived,
          "pp_schedule " + *e.pp_schedule + " (Megatron-LM overlaps sends in the interleaved schedule)");
     if (*e.overlap_moe_expert_parallel_comm && isMoe(m) && ep == 1)
         refuse("exec.overlap_moe_expert_parallel_comm", "needs ep > 1: without expert parallelism there is no all-to-all to hide");

@@ -14,26 +14,27 @@ std::string refusalText(Refusal r) {
     case Refusal::SequenceParallelWithoutTp: return "sequence parallelism needs tp > 1";
     case Refusal::TpOverlapWithoutSp: return "tp_comm_overlap needs sequence parallelism";
     case Refusal::ChunksWithoutPipeline: return "virtual chunks need pp > 1";
-    case Refusal::ScheduleNeedsChunks: return "the interleaved schedule needs vpp > 1";
-    case Refusal::ChunksNeedInterleaved: return "vpp > 1 needs the interleaved schedule";
+    case Refusal::ScheduleNeedsChunks: return "the interleaved and seqsmartvpp schedules need vpp > 1";
+    case Refusal::ChunksNeedInterleaved: return "vpp > 1 needs the interleaved schedule (or seqsmartvpp, zbv, dualpipev)";
     case Refusal::VShapeChunks: return "zbv and dualpipev run two chunks per stage (vpp 2)";
     case Refusal::VShapeMicroBatches: return "zbv needs 2 x pp - 1 micro-batches, dualpipev 2 x pp";
     case Refusal::DualPipeShape: return "dualpipe needs an even pp and an even micro-batch count of at least 2 x pp";
     case Refusal::ScheduleNotPlanned:
         return "the planner balances gpipe, 1f1b and interleaved stages only, without overlap_moe_expert_parallel_comm's pairs";
-    case Refusal::P2pOverlapSchedule: return "overlap_p2p_comm needs the interleaved schedule (Megatron-LM)";
+    case Refusal::P2pOverlapSchedule: return "overlap_p2p_comm needs the interleaved schedule (Megatron-LM) or seqsmartvpp";
     case Refusal::ExpertOverlapWithoutEp: return "overlap_moe_expert_parallel_comm needs ep > 1";
     case Refusal::ExpertOverlapSchedule: return "overlap_moe_expert_parallel_comm needs pp 1 or the interleaved schedule";
-    case Refusal::SeqSplitSchedule: return "seq_split > 1 needs the seqpipe schedule";
-    case Refusal::SeqPipeWithoutSplit: return "seqpipe with seq_split 1 is 1f1b (the same strategy)";
-    case Refusal::SeqPartContext: return "a seqpipe sequence part is not a multiple of 2·cp";
+    case Refusal::SeqSplitSchedule: return "seq_split > 1 needs the seqpipe or seqsmartvpp schedule";
+    case Refusal::SeqPipeWithoutSplit: return "seqpipe or seqsmartvpp with seq_split 1 is 1f1b or interleaved (the same strategy)";
+    case Refusal::SeqPartContext: return "a sequence part is not a multiple of 2·cp";
+    case Refusal::SeqSplitNotDividingPp: return "seqsmartvpp needs seq_split to divide pp (a micro-batch's parts in one group of the table)";
     case Refusal::SimulationTooLong: return "a schedule priced by simulation with more events than are simulated";
     case Refusal::LayersNotSplit: return "the layers do not split evenly over pp·vpp";
     case Refusal::LayersFewerThanChunks: return "fewer layers than pp·vpp chunks to place them on";
     case Refusal::BatchNotDivided: return "the global batch is not a multiple of micro_batch_size·dp";
     case Refusal::MicroBatchesNotListed: return "micro_batch_num is not one of the listed candidates";
     case Refusal::TooFewMicroBatches: return "fewer micro-batches than pipeline stages";
-    case Refusal::InterleavedGroups: return "the interleaved schedule needs micro-batches in multiples of pp";
+    case Refusal::InterleavedGroups: return "the interleaved and seqsmartvpp schedules need micro-batches in multiples of pp";
     case Refusal::ExpertsOnDense: return "expert parallelism on a dense model";
     case Refusal::ExpertsNotDivided: return "ep does not divide the experts";
     case Refusal::ExpertGroupsNotFitting:
@@ -138,9 +139,9 @@ Refusal Validity::check(const std::size_t* d, Candidate& c) const {
     }
     if (!c.sp && c.tp > 1 && m_setup.input.strategy.tpCommOverlap) return Refusal::TpOverlapWithoutSp;
     if (c.vpp > 1 && c.pp == 1) return Refusal::ChunksWithoutPipeline;
-    if (c.schedule == Schedule::Interleaved && c.vpp == 1) return Refusal::ScheduleNeedsChunks;
+    if (interleavesChunks(c.schedule) && c.vpp == 1) return Refusal::ScheduleNeedsChunks;
     if (isVShape(c.schedule) && c.vpp != 2) return Refusal::VShapeChunks;
-    if (c.vpp > 1 && c.schedule != Schedule::Interleaved && !isVShape(c.schedule)) return Refusal::ChunksNeedInterleaved;
+    if (c.vpp > 1 && !interleavesChunks(c.schedule) && !isVShape(c.schedule)) return Refusal::ChunksNeedInterleaved;
     if (c.vpp > 64) return Refusal::TooManyChunks;
     if (s.planPartition) {
         if (m_layers < c.pp * c.vpp) return Refusal::LayersFewerThanChunks;
@@ -166,20 +167,19 @@ Refusal Validity::check(const std::size_t* d, Candidate& c) const {
     c.mbn = s.globalBatch / (c.mbs * c.dp);
     if (c.mbn > std::numeric_limits<int>::max()) return Refusal::TooManyMicroBatches;
     if (c.mbn < c.pp) return Refusal::TooFewMicroBatches;
-    if (c.schedule == Schedule::Interleaved && c.mbn % c.pp != 0) return Refusal::InterleavedGroups;
+    if (interleavesChunks(c.schedule) && c.mbn % c.pp != 0) return Refusal::InterleavedGroups;
     if (c.schedule == Schedule::DualPipe && (c.pp % 2 != 0 || c.mbn % 2 != 0 || c.mbn < 2 * c.pp))
         return Refusal::DualPipeShape;
     if ((c.schedule == Schedule::Zbv && c.mbn < 2 * c.pp - 1) || (c.schedule == Schedule::DualPipeV && c.mbn < 2 * c.pp))
         return Refusal::VShapeMicroBatches;
     if (tooLongToSimulate(c.schedule, m_expertOverlap && m_experts > 1 && c.ep > 1, c.pp, c.vpp, c.mbn))
         return Refusal::SimulationTooLong;
-    if (m_seqSplit > 1 && c.schedule != Schedule::SeqPipe) return Refusal::SeqSplitSchedule;
-    if (c.schedule == Schedule::SeqPipe && c.cp > 1 && m_ringCp && (m_seq / m_seqSplit) % (2 * c.cp) != 0)
+    if (m_seqSplit > 1 && !runsSequenceParts(c.schedule)) return Refusal::SeqSplitSchedule;
+    if (c.schedule == Schedule::SeqSmartVpp && c.pp % m_seqSplit != 0) return Refusal::SeqSplitNotDividingPp;
+    if (runsSequenceParts(c.schedule) && c.cp > 1 && m_ringCp && (m_seq / m_seqSplit) % (2 * c.cp) != 0)
         return Refusal::SeqPartContext;
-    if (c.pp > 1 && c.schedule != Schedule::Interleaved) {
-        if (m_p2pOverlap.value_or(false)) return Refusal::P2pOverlapSchedule;
-        if (m_expertOverlap) return Refusal::ExpertOverlapSchedule;
-    }
+    if (c.pp > 1 && !interleavesChunks(c.schedule) && m_p2pOverlap.value_or(false)) return Refusal::P2pOverlapSchedule;
+    if (c.pp > 1 && c.schedule != Schedule::Interleaved && m_expertOverlap) return Refusal::ExpertOverlapSchedule;
     if (m_expertOverlap && m_experts > 1 && c.ep == 1) return Refusal::ExpertOverlapWithoutEp;
     if ((s.planPartition || c.recompute == RecomputeMode::PerLayer) && (!plannerBalances(c.schedule) || m_expertOverlap))
         return Refusal::ScheduleNotPlanned;
@@ -209,7 +209,7 @@ Refusal Validity::check(const std::size_t* d, Candidate& c) const {
     if (!s.mbnFilter.empty() && std::find(s.mbnFilter.begin(), s.mbnFilter.end(), c.mbn) == s.mbnFilter.end())
         return Refusal::MicroBatchesNotListed;
     if (c.pp == 1 && c.schedule != Schedule::OneFOneB) return Refusal::ScheduleWithoutPipeline;
-    if (c.schedule == Schedule::SeqPipe && m_seqSplit == 1) return Refusal::SeqPipeWithoutSplit;
+    if (runsSequenceParts(c.schedule) && m_seqSplit == 1) return Refusal::SeqPipeWithoutSplit;
     if (c.gradSharded && c.fsdp) return Refusal::ShardingRedundant;
     if (c.recompute == RecomputeMode::Selective && m_selectiveIsNoOp[c.sp ? 1 : 0]) return Refusal::SelectiveKeepsEverything;
     return Refusal::None;
@@ -225,7 +225,7 @@ void Validity::fill(const Candidate& c, CostInput& in) const {
     st.optimizerShard = c.optimizerSharded ? (c.optimizerShard > 0 ? c.optimizerShard : domain) : 1;
     st.expertShard = c.optimizerSharded ? (m_expertShard > 0 ? m_expertShard : expertGridOf(st).dp) : 1;
     st.schedule = c.schedule;
-    st.overlapP2p = m_p2pOverlap.value_or(c.schedule == Schedule::Interleaved);
+    st.overlapP2p = m_p2pOverlap.value_or(interleavesChunks(c.schedule));
     if (m_setup.space.placements.empty()) st.partition.clear();
     else st.partition = m_setup.space.placements[c.placement];
     st.layerClass.clear();

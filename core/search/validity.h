@@ -67,6 +67,7 @@ enum class Refusal : std::uint8_t {
     SeqSplitSchedule,
     SeqPipeWithoutSplit,
     SeqPartContext,
+    SeqSplitNotDividingPp,
     SimulationTooLong,
     ExpertTpDisagrees,
     Count

@@ -18,7 +18,8 @@ namespace tessera::core {
 
 // Priced pipeline schedules (core/pipeline/schedule.h says where each comes from).
 inline constexpr std::string_view kPipelineSchedules[] = {"1f1b",    "interleaved", "gpipe",   "zb-h1",  "zbv",  "dualpipe",
-                                                          "dualpipev", "seqpipe",   "v-half", "v-min", "zb-h2"};
+                                                          "dualpipev", "seqpipe",   "v-half", "v-min", "zb-h2",
+                                                          "seqsmartvpp"};
 inline constexpr std::string_view kSelectiveRules[] = {"hyperparallel", "mindformers", "megatron"};
 inline constexpr std::string_view kRecomputeOptions[] = {"none", "full", "selective"};
 // The ops a selective range keeps or recomputes (seed RECOMPUTE_OPS); attUp is an
@@ -136,7 +137,7 @@ void visit(Spec& e, V& v) {
     v.choice({"pp_schedule", "Pipeline schedule"}, e.pp_schedule, kPipelineSchedules);
     v.stageCounts({"offset", "Layers per stage beyond an even split: one count, per stage, or per chunk and stage"}, e.offset, kFormInt | kFormList | kFormNested, IntRange{-(1 << 20), 1 << 20});
     v.integer({"seq_split", "Parts each micro-batch's sequence runs the pipeline in under pp_schedule: seqpipe "
-               "(Seq1F1B; the seed's seq_split); unstated: 1"}, e.seq_split, count);
+               "(Seq1F1B) or seqsmartvpp (Seq1F1B-I); the seed's seq_split; unstated: 1"}, e.seq_split, count);
     v.stageCounts({"pp_partition", "Layers each stage holds, stated outright (0 only on the stages before the one where "
                    "a vision tower split by vision_partition ends)"}, e.pp_partition, kFormList | kFormNested, IntRange{0, 1 << 20});
     v.flag({"mtp_in_offset", "MTP layers count in the offset's layers"}, e.mtp_in_offset);

@@ -326,12 +326,8 @@ Value scenarioFromTrainYaml(const Value& root, const std::string& baseDir, Diagn
         else if (*name == "zero_bubble_v")  // the V-shaped zero-bubble schedule, pp_interleave_num 2 (reference §4.8)
             state("pp_schedule", scheduleAt, Value::string("zbv", scheduleAt.mark()));
         else if (*name == "seqpipe" || *name == "seqsmartvpp")
-            in.refuse(scheduleAt, *name == "seqpipe"
-                                      ? std::string("Tessera prices seqpipe, but a train.yaml states no seq_split it knows "
-                                                    "how to read: state pp_schedule: seqpipe and seq_split in a scenario")
-                                      : "the seqsmartvpp schedule is not priced; of HyperParallel's schedulers Tessera "
-                                        "prices 1f1b (interleaved with pp_interleave_num > 1), gpipe, seqpipe (from a "
-                                        "scenario) and zero_bubble_v");
+            in.refuse(scheduleAt, "Tessera prices " + *name + ", but a train.yaml states no seq_split it knows how to "
+                                  "read: state pp_schedule: " + *name + " and seq_split in a scenario");
         else
             in.refuse(scheduleAt, "unknown pipeline schedule " + scheduleAt.value->describe() + "; HyperParallel's are 1f1b "
                                   "(interleaved with pp_interleave_num > 1), gpipe, seqpipe, seqsmartvpp and zero_bubble_v");

@@ -236,11 +236,12 @@ std::string trainYaml(const ResolvedScenario& r, const Value* original) {
                                    "HyperParallel's accelerator.pipeline_scheduler has no " + *e.pp_schedule +
                                    " (its schedulers are 1f1b, gpipe, seqpipe, seqsmartvpp and zero_bubble_v), so this "
                                    "strategy cannot be written as a train.yaml; state 1f1b to export it (priced differently)"});
-    if (*e.pp_schedule == "seqpipe")
+    if (*e.pp_schedule == "seqpipe" || *e.pp_schedule == "seqsmartvpp")
         throw SpecError(Diagnostic{r.scenario.markOf("exec.pp_schedule"), "exec.pp_schedule",
-                                   "HyperParallel names a seqpipe scheduler, but no train.yaml key for the seq_split it "
-                                   "runs is known here (reference §7), so this strategy cannot be written without "
-                                   "guessing it; state 1f1b to export it (priced differently)"});
+                                   "HyperParallel names a " + *e.pp_schedule + " scheduler, but no train.yaml key for the "
+                                   "seq_split it runs is known here (reference §7), so this strategy cannot be written "
+                                   "without guessing it; state " + (*e.pp_schedule == "seqpipe" ? "1f1b" : "1f1b with vpp") +
+                                   " to export it (priced differently)"});
     put(acc, "pipeline_scheduler", Value::string(*e.pp_schedule == "interleaved" ? "1f1b"
                                                  : *e.pp_schedule == "zbv"        ? "zero_bubble_v"
                                                                                   : *e.pp_schedule));

@@ -72,10 +72,13 @@ private slots:
         // seqpipe over 4 sequence parts (closed form).
         perSchedule("DeepSeek-V3 on 2,048 H800, seq_split 4", "model: deepseek-v3\ncluster: {device: h800, devices: 2048}\n"
                     "exec: {seq_length: 4096, seq_split: 4}\n", "[seqpipe]");
+
         // Interleaved with and without the expert all-to-all overlapped (Megatron's
         // combined 1F1B, priced by simulating the pairs), where 32 layers split evenly.
         const std::string mixtral = "model: mixtral-8x7b\ncluster: {device: h100-sxm, devices: 256}\nexec: {seq_length: 4096";
         perSchedule("Mixtral 8x7B on 256 H100", mixtral + "}\n", "[interleaved]");
+        // seqsmartvpp (Seq1F1B-I) over 4 parts (closed form), where 4 divides pp.
+        perSchedule("Mixtral 8x7B on 256 H100, seq_split 4", mixtral + ", seq_split: 4}\n", "[seqsmartvpp]");
         perSchedule("Mixtral 8x7B on 256 H100, all-to-all overlapped", mixtral + ", overlap_moe_expert_parallel_comm: true}\n",
                     "[interleaved]");
         // The V schedules, where 80 layers split over 2·pp chunks: zbv, and V-Half / V-Min,

@@ -115,8 +115,10 @@ private slots:
     // closed forms are exact for gpipe always and for 1f1b when the last stage is
     // the slowest. The tolerances are what the sweep measured, rounded up, as
     // (closed - sim)/sim: 1f1b 0..+17.0% at m = p, 0..+3.4% at m = 8p (never under);
-    // interleaved -13.7..+18.6% at m = p, -7.8..+20.0% at m = 2p, -2.2..+6.1% at
-    // m = 8p, and within -2.3..+4.2% when the last stage is the slowest.
+    // interleaved -16.7..+3.5% at m = p (Megatron runs every forward first there, its
+    // all_warmup_microbatches: a slow stage then delays each chunk's whole wave),
+    // -7.8..+20.0% at m = 2p, -2.2..+6.1% at m = 8p, and within -2.3..+4.2% when the
+    // last stage is the slowest.
     void unequalStages_data() {
         QTest::addColumn<QString>("schedule");
         QTest::addColumn<int>("mPerStage");  // m = mPerStage · p
@@ -130,7 +132,7 @@ private slots:
             QTest::addRow("gpipe m=8p, %s", where) << "gpipe" << 8 << last << exact << exact;
             QTest::addRow("1f1b m=p, %s", where) << "1f1b" << 1 << last << exact << (last ? exact : 0.18);
             QTest::addRow("1f1b m=8p, %s", where) << "1f1b" << 8 << last << exact << (last ? exact : 0.035);
-            QTest::addRow("interleaved m=p, %s", where) << "interleaved" << 1 << last << (last ? 0.025 : 0.14) << (last ? 0.045 : 0.19);
+            QTest::addRow("interleaved m=p, %s", where) << "interleaved" << 1 << last << (last ? 0.025 : 0.17) << (last ? 0.045 : 0.035);
             QTest::addRow("interleaved m=2p, %s", where) << "interleaved" << 2 << last << (last ? 0.025 : 0.08) << (last ? 0.045 : 0.21);
             QTest::addRow("interleaved m=8p, %s", where) << "interleaved" << 8 << last << (last ? 0.025 : 0.025) << (last ? 0.045 : 0.065);
         }
@@ -268,7 +270,7 @@ private slots:
         QTest::addColumn<QString>("what");
         QTest::addColumn<QString>("message");
         QTest::newRow("interleaved m % p") << "m" << "the interleaved schedule needs a multiple of stages (4), got 6";
-        QTest::newRow("unknown schedule") << "schedule" << "expected one of gpipe, 1f1b, interleaved, zb-h1, zbv, dualpipe, dualpipev, seqpipe, v-half, v-min, zb-h2; got 'zb-v'";
+        QTest::newRow("unknown schedule") << "schedule" << "expected one of gpipe, 1f1b, interleaved, zb-h1, zbv, dualpipe, dualpipev, seqpipe, v-half, v-min, zb-h2, seqsmartvpp; got 'zb-v'";
         QTest::newRow("too few stage rows") << "rows" << "pipeline.times: expected one row per stage (4), got 3";
         QTest::newRow("too few chunks") << "chunks" << "pipeline.times[2]: expected one entry per chunk (2), got 1";
         QTest::newRow("chunks on 1f1b") << "1f1b" << "pipeline.chunks: only the interleaved, V and dual schedules have more than one chunk";

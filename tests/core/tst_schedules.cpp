@@ -518,67 +518,6 @@ private slots:
         QVERIFY(relative(closedFormMakespan(in), r.makespan) <= 1e-9);
         QCOMPARE(*std::max_element(r.peakInFlight.begin(), r.peakInFlight.end()), 17);
     }
-
-    // seqpipe (Seq1F1B, Sun et al. 2024): 1F1B over m·n sequence parts of 1/n of the
-    // micro-batch each, so equal stages idle (p-1)(F+B)/n, 1F1B's bubble cut n times,
-    // and stage s holds p - s + n - 1 parts (the seed's base - s + n - 1, reference §4.8).
-    // The closed forms the cost model uses against the simulation, on a grid.
-    void seqPipeClosedForms() {
-        for (int p : {1, 2, 3, 4, 8})
-            for (int n : {1, 2, 4, 8})
-                for (int m : {1, 2, p, 4 * p}) {
-                    PipelineInput in;
-                    in.schedule = "seqpipe", in.stages = p, in.chunks = 1, in.microBatches = m, in.seqSplit = n;
-                    in.times.assign(std::size_t(p), std::vector<StageTimes>(1, StageTimes{1.0 / n, 2.0 / n, 0, 0, 0}));
-                    in.keptBytes.assign(std::size_t(p), std::vector<double>(1, 64.0 / n));
-                    const PipelineResult r = simulatePipeline(in);
-                    const QString row = QString("p=%1 n=%2 m=%3").arg(p).arg(n).arg(m);
-                    QVERIFY2(std::abs(r.makespan - (m * n + p - 1) * 3.0 / n) < 1e-9, qPrintable(row));
-                    QVERIFY2(std::abs(closedFormMakespan(in) - r.makespan) < 1e-9, qPrintable(row));
-                    const std::vector<int> held = closedFormInFlight(in);
-                    for (int st = 0; st < p; ++st) {
-                        QVERIFY2(r.peakInFlight[std::size_t(st)] == std::min(p - st + n - 1, m * n), qPrintable(row));
-                        QCOMPARE(held[std::size_t(st)], r.peakInFlight[std::size_t(st)]);
-                        QCOMPARE(r.peakBytes[std::size_t(st)], r.peakInFlight[std::size_t(st)] * 64.0 / n);
-                    }
-                }
-    }
-
-    // The order Seq1F1B keeps: forwards walk a micro-batch's parts in sequence order (a
-    // part attends to the ones before it), backwards in reverse (its keys' and values'
-    // gradients come from the later parts), and the last stage runs all n forwards of
-    // micro-batch 0 before its first backward, at part n-1.
-    void seqPipeOrder() {
-        const int p = 3, n = 4, m = 3;
-        PipelineInput in;
-        in.schedule = "seqpipe", in.stages = p, in.chunks = 1, in.microBatches = m, in.seqSplit = n;
-        in.times.assign(std::size_t(p), std::vector<StageTimes>(1, StageTimes{0.25, 0.5, 0, 0, 0}));
-        const PipelineResult r = simulatePipeline(in);
-        for (int st = 0; st < p; ++st) {
-            std::vector<std::pair<int, int>> forwards, backwards;  // (micro-batch, part) in start order
-            for (const PipelineEvent& e : r.events)
-                if (e.stage == st) (e.phase == Phase::Forward ? forwards : backwards).push_back({e.microBatch, e.part});
-            QCOMPARE(int(forwards.size()), m * n);
-            for (int k = 0; k < m * n; ++k) {
-                QCOMPARE(forwards[std::size_t(k)], std::make_pair(k / n, k % n));
-                QCOMPARE(backwards[std::size_t(k)], std::make_pair(k / n, n - 1 - k % n));
-            }
-        }
-        std::vector<const PipelineEvent*> last;
-        for (const PipelineEvent& e : r.events)
-            if (e.stage == p - 1) last.push_back(&e);
-        for (int k = 0; k < n; ++k) QCOMPARE(last[std::size_t(k)]->phase, Phase::Forward);
-        QCOMPARE(last[std::size_t(n)]->phase, Phase::Backward);
-        QCOMPARE(last[std::size_t(n)]->part, n - 1);
-        // A split of one is 1f1b, event for event.
-        in.seqSplit = 1;
-        in.times.assign(std::size_t(p), std::vector<StageTimes>(1, StageTimes{1, 2, 0, 0, 0}));
-        const PipelineResult one = simulatePipeline(in);
-        in.schedule = "1f1b";
-        QCOMPARE(one.makespan, simulatePipeline(in).makespan);
-        in.seqSplit = 2;
-        QVERIFY_THROWS_EXCEPTION(SpecError, simulatePipeline(in));  // only seqpipe splits a micro-batch
-    }
 };
 
 QTEST_APPLESS_MAIN(TestSchedules)

@@ -148,13 +148,14 @@ private slots:
             "search:\n  space: {tp: auto, pp: auto, vpp: [1, 2], ep: auto, micro_batch_size: [1, 2],\n"
             "          optimizer_parallel: auto, recompute: [none, full], pp_schedule: [1f1b, interleaved, dualpipe]}\n"
             "  constraints: {global_batch_size: 64}\n") << 300;
-        // Llama-3 8B on 16 H100 as a sequence pipeline of 8 parts (Seq1F1B): the
-        // schedules it refuses beside seq_split, and parts the ring cannot split.
+        // Llama-3 8B on 16 H100 as a sequence pipeline of 8 parts (Seq1F1B, and
+        // Seq1F1B-I where 8 divides pp): the schedules it refuses beside seq_split, and
+        // parts the ring cannot split.
         QTest::newRow("seqpipe") << QString(
             "model: llama3-8b\ncluster: {device: h100-sxm, devices: 16}\n"
             "exec: {seq_length: 4000, seq_split: 8}\n"
             "search:\n  space: {tp: auto, pp: auto, cp: [1, 2, 4, 8], micro_batch_size: [1, 2], recompute: [none, full],\n"
-            "          pp_schedule: [1f1b, seqpipe, interleaved], vpp: [1, 2]}\n"
+            "          pp_schedule: [1f1b, seqpipe, interleaved, seqsmartvpp], vpp: [1, 2]}\n"
             "  constraints: {global_batch_size: 64}\n") << 300;
         // Llama-3 8B on 16 H100: every recompute mode and ZeRO stage, listed optimizer
         // shards over a sharding domain that spans cp, resharded FSDP parameters with

@@ -224,19 +224,20 @@ private slots:
         QTest::newRow("v-half") << "v-half";
         QTest::newRow("v-min") << "v-min";
         QTest::newRow("seqpipe") << "seqpipe";
+        QTest::newRow("seqsmartvpp") << "seqsmartvpp";
     }
     void scheduleWithoutSpellingIsRefused() {
         QFETCH(QString, schedule);
         Scenario s = presetScenario("llama3-70b-h100x64");
         s.exec.pp_schedule = schedule.toStdString();
-        s.exec.vpp = schedule == "dualpipev" || schedule.startsWith("v-") ? 2 : 1;
+        s.exec.vpp = schedule == "dualpipev" || schedule.startsWith("v-") || schedule == "seqsmartvpp" ? 2 : 1;
         const ResolvedScenario r = resolve(s);
         try {
             trainYaml(r, nullptr);
             QFAIL("a schedule HyperParallel has no name for was written");
         } catch (const SpecError& e) {
-            const QString why = schedule == "seqpipe" ? QString("exec.pp_schedule: HyperParallel names a seqpipe scheduler, but no "
-                                                                 "train.yaml key for the seq_split")
+            const QString why = schedule.startsWith("seq") ? "exec.pp_schedule: HyperParallel names a " + schedule +
+                                                                  " scheduler, but no train.yaml key for the seq_split"
                                                        : "exec.pp_schedule: HyperParallel's accelerator.pipeline_scheduler has no " + schedule;
             QVERIFY2(QString(e.what()).contains(why),
                      e.what());
@@ -380,8 +381,9 @@ private slots:
         QTest::newRow("section as a number") << "training: 8\n" << "train.yaml:1:11: training: expected a mapping, got 8";
         QTest::newRow("unknown schedule") << "accelerator: {pipeline_scheduler: zigzag}\n"
                                           << "train.yaml:1:35: accelerator.pipeline_scheduler: unknown pipeline schedule";
-        QTest::newRow("unmodelled schedule") << "accelerator: {pipeline_scheduler: seqsmartvpp}\n"
-                                             << "accelerator.pipeline_scheduler: the seqsmartvpp schedule is not priced";
+        QTest::newRow("seqsmartvpp without its split") << "accelerator: {pipeline_scheduler: seqsmartvpp}\n"
+                                                       << "accelerator.pipeline_scheduler: Tessera prices seqsmartvpp, but a "
+                                                          "train.yaml states no seq_split";
         QTest::newRow("seqpipe without its split") << "accelerator: {pipeline_scheduler: seqpipe}\n"
                                                    << "accelerator.pipeline_scheduler: Tessera prices seqpipe, but a train.yaml "
                                                       "states no seq_split";

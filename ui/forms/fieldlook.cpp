@@ -91,7 +91,7 @@ const Entry kExec[] = {
     {"pp_partition", "Layers per stage", kSchedule},
     {"vision_partition", "Vision blocks per stage", kSchedule, vision},
     {"offset", "Layer offset per stage", kSchedule},
-    {"seq_split", "Sequence split (seqpipe)", kSchedule},
+    {"seq_split", "Sequence split (seqpipe, seqsmartvpp)", kSchedule},
     {"mtp_in_offset", "MTP counts in offset", kSchedule, mtp},
     {"emb_out_in_offset", "Embedding/output in offset", kSchedule},
     {"overlapped_grad_reduce", "Overlap gradient reduce", kOverlap},

@@ -195,7 +195,7 @@ void TimelineLayout::place(const core::PipelineResult& r, const TimelineMetrics&
     };
     std::vector<int> seenInBand(std::size_t(counts(r).second), -1);
     int bandId = 0;
-    // seqpipe: boxes are sequence parts, labelled micro-batch.part.
+    // seqpipe, seqsmartvpp: boxes are sequence parts, labelled micro-batch.part.
     const bool parts = std::any_of(r.events.begin(), r.events.end(), [](const core::PipelineEvent& e) { return e.part > 0; });
     // A thin communication lane along each stage's bottom, where there is any to show.
     const bool commLane = std::any_of(r.events.begin(), r.events.end(),

@@ -64,7 +64,7 @@ struct TimelineBox {
     // half, the backward its bottom half, over the same span.
     bool paired = false;
     int pairMicroBatch = -1, pairChunk = -1;
-    int part = -1;  // seqpipe: which sequence part of the micro-batch (-1: the schedule runs whole micro-batches)
+    int part = -1;  // seqpipe, seqsmartvpp: which sequence part of the micro-batch (-1: the schedule runs whole micro-batches)
     // The communication lane under the box: exposed (the stage waits) and hidden (beside
     // compute) seconds of this box's communication; commRect empty without a lane.
     QRectF commRect = QRectF();
