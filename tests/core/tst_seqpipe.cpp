@@ -183,6 +183,58 @@ private slots:
         QCOMPARE(stageOrder(one, p - 1), stageOrder(chunks, p - 1));
     }
 
+    // Memory over time, both sequence pipelines: each stage's points run forward in
+    // time, end with nothing held, peak at the closed form the cost model uses, and
+    // reach it exactly when the stage's first backward starts (the warm-up's parts and
+    // the one forward beside it); the byte peak is that many parts of 1/n.
+    void memoryOverTime_data() {
+        QTest::addColumn<QString>("schedule");
+        QTest::addColumn<int>("p");
+        QTest::addColumn<int>("v");
+        QTest::addColumn<int>("n");
+        for (int p : {2, 4, 8})
+            for (int n : {2, p}) {
+                QTest::addRow("seqpipe p=%d n=%d", p, n) << "seqpipe" << p << 1 << n;
+                QTest::addRow("seqsmartvpp p=%d n=%d v=2", p, n) << "seqsmartvpp" << p << 2 << n;
+                QTest::addRow("seqsmartvpp p=%d n=%d v=3", p, n) << "seqsmartvpp" << p << 3 << n;
+            }
+    }
+    void memoryOverTime() {
+        QFETCH(QString, schedule);
+        QFETCH(int, p);
+        QFETCH(int, v);
+        QFETCH(int, n);
+        PipelineInput in;
+        in.schedule = schedule.toStdString(), in.stages = p, in.chunks = v, in.microBatches = 4 * p, in.seqSplit = n;
+        in.times.assign(std::size_t(p), std::vector<StageTimes>(std::size_t(v), StageTimes{1.0 / n, 2.0 / n, 0, 0, 0}));
+        const double kept = 12.0 / n;
+        in.keptBytes.assign(std::size_t(p), std::vector<double>(std::size_t(v), kept));
+        const PipelineResult r = simulatePipeline(in);
+        const std::vector<int> form = closedFormInFlight(in);
+        for (int s = 0; s < p; ++s) {
+            const auto& points = r.memory[std::size_t(s)];
+            int peak = 0;
+            double last = 0;
+            for (const MemoryPoint& pt : points) {
+                QVERIFY(pt.time >= last - 1e-12 && pt.held >= 0);
+                last = pt.time, peak = std::max(peak, pt.held);
+            }
+            QCOMPARE(points.back().held, 0);
+            QCOMPARE(peak, form[std::size_t(s)]);
+            QCOMPARE(r.peakBytes[std::size_t(s)], peak * kept);
+            double firstBackward = -1;
+            for (const PipelineEvent& e : r.events)
+                if (e.stage == s && e.phase == Phase::Backward) {
+                    firstBackward = e.start;
+                    break;
+                }
+            int heldThen = 0;
+            for (const MemoryPoint& pt : points)
+                if (pt.time <= firstBackward + 1e-12) heldThen = pt.held;
+            QCOMPARE(heldThen, peak);
+        }
+    }
+
     // What Seq1F1B-I cannot run is refused by name: parts that do not divide the stages
     // (a micro-batch straddling two groups of the table deadlocks: its last part's
     // backward is due before the table runs that part's forward), one chunk (that is
