@@ -157,7 +157,7 @@ struct RunSettings {
     double optimizerOffload = 0;          // exec.optimizer_offload: share of states and master copy on the host
     bool optimizerOffloadOverlap = false; // exec.optimizer_offload_overlap
     bool overlapExpertComm = false;       // exec.overlap_moe_expert_parallel_comm: F&B pairs in the steady state
-    std::int64_t seqSplit = 1;            // exec.seq_split: sequence parts per micro-batch under seqpipe
+    std::int64_t seqSplit = 1;            // exec.seq_split: sequence parts per micro-batch under seqpipe, seqsmartvpp
 };
 
 struct Strategy {

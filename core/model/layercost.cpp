@@ -161,6 +161,14 @@ LayerCost layerCost(const ModelShape& m, const RunSettings& run, const Strategy&
         return cls.mode == RecomputeClass::None || (cls.mode == RecomputeClass::Selective && (cls.keep & op)) ? 1.0 : 0.0;
     };
     const bool full = cls.mode == RecomputeClass::Full;
+    // seqpipe and seqsmartvpp run each micro-batch as n sequence parts: every GEMM and
+    // collective runs n times at 1/n of the size, so each pays the matmul curve's knee
+    // and the link's latency at the part's size (efficiency.h; the alpha terms above).
+    const double parts = double(sequenceParts(run, st));
+    auto inParts = [&](double amount, auto&& cost) { return parts * cost(amount / parts); };
+    auto matmul = [&](double flops, bool lowPrecision) {
+        return inParts(flops, [&](double f) { return lowPrecision ? fp8MatmulSeconds(f, dev) : matmulSeconds(f, dev); });
+    };
 
     LayerCost out;
     // Saved activations by op, and the matmul FLOPs (per device, forward).
@@ -174,7 +182,7 @@ LayerCost layerCost(const ModelShape& m, const RunSettings& run, const Strategy&
     double qkvSeconds = 0;          // the projections that build Q, K, V (recomputed when they are dropped)
     double normBytes = 0, actBytes = 0;  // element-wise traffic of the norms and the MLP activation
     auto gemm = [&](double flops) {  // a GEMM that stays in the high-precision dtype (the router)
-        const double seconds = matmulSeconds(flops, dev);
+        const double seconds = matmul(flops, false);
         gemmSeconds += seconds;
         return seconds;
     };
@@ -185,7 +193,7 @@ LayerCost layerCost(const ModelShape& m, const RunSettings& run, const Strategy&
     double castForward = 0, castBackward = 0;  // elements quantised per micro-batch
     auto linear = [&](double rows, double in, double outWidth, double stored) {
         const double flops = 2 * rows * in * outWidth;
-        const double seconds = fp8 ? fp8MatmulSeconds(flops, dev) : matmulSeconds(flops, dev);
+        const double seconds = matmul(flops, fp8);
         gemmSeconds += seconds;
         if (fp8) castForward += stored, castBackward += rows * outWidth, out.fp8WeightsDevice += in * outWidth;
         return seconds;
@@ -320,7 +328,7 @@ LayerCost layerCost(const ModelShape& m, const RunSettings& run, const Strategy&
         if (fp8Input) elementwise += kFp8SavedInputBytes * tokensHere * width * inputs / tpDiv;
         save(Bl * tokensHere * width / tpDiv, kOpFfAct);       // its output, the down projection's input
         const double flops = 2 * tokensHere * h * width * (inputs + 1) / tpDiv / pieces;
-        gemmSeconds += pieces * (fp8 ? fp8MatmulSeconds(flops, dev) : matmulSeconds(flops, dev));
+        gemmSeconds += pieces * matmul(flops, fp8);
         if (fp8) {
             castForward += stored + tokensHere * width / tpDiv;
             castBackward += tokensHere * width * inputs / tpDiv + tokensHere * h;
@@ -396,7 +404,7 @@ LayerCost layerCost(const ModelShape& m, const RunSettings& run, const Strategy&
 
     // ---- time ------------------------------------------------------------------------
     const bool coreFp8 = fp8 && run.fp8Attention && kind.attention != AttentionKind::Linear;
-    const double coreForward = coreFp8 ? fp8MatmulSeconds(coreFlops, dev) : matmulSeconds(coreFlops, dev);
+    const double coreForward = matmul(coreFlops, coreFp8);
     const double coreBackward = coreForward * (st.flash || kind.attention == AttentionKind::Linear
                                                    ? kFlashBackwardFactor : kPlainAttentionBackwardFactor);
     const double elementForward = memorySeconds(elementwise, dev);
@@ -416,18 +424,20 @@ LayerCost layerCost(const ModelShape& m, const RunSettings& run, const Strategy&
     // into the GEMMs by Transformer Engine's userbuffers: they hide by the default share.
     const double activation = Bc * T * h;
     const double tpHidden = tpOverlapShare(st, dev);
-    const CollectiveCost tp = allReduce(activation, st.tp, links.tp, dev);
-    const double tpForward = (kind.moe && m.sharedWidth == 0 ? 1 : 2) * tp.seconds;
-    const double etpForward = kind.moe ? allReduce(Bc * tokensAtExperts * h, st.etp, links.etp, dev).seconds : 0;
+    auto reduce = [&](double bytes, std::int64_t n, Link link) {
+        return inParts(bytes, [&](double b) { return allReduce(b, n, link, dev).seconds; });
+    };
+    const double tpSecondsEach = reduce(activation, st.tp, links.tp);
+    const double tpForward = (kind.moe && m.sharedWidth == 0 ? 1 : 2) * tpSecondsEach;
+    const double etpForward = kind.moe ? reduce(Bc * tokensAtExperts * h, st.etp, links.etp) : 0;
     double cpForward = 0;
     if (st.cp > 1) {
         if (st.cpAlgorithm == CpAlgorithm::Ring || kind.attention == AttentionKind::Linear) {
-            const CollectiveCost step = sendReceive(Bc * T * kvExchangeWidth, links.cp, dev);
-            cpForward = double(st.cp - 1) * step.seconds;
+            cpForward = double(st.cp - 1) * inParts(Bc * T * kvExchangeWidth, [&](double b) { return sendReceive(b, links.cp, dev).seconds; });
             out.cpBuffer = 2 * Bc * T * kvExchangeWidth;
         } else {  // Ulysses: all-to-all of q, k, v in and the output back
-            cpForward = allToAll(Bc * T * (qkvHeadWidth / t + kvExchangeWidth), st.cp, links.cp, dev).seconds +
-                        allToAll(Bc * T * qkvHeadWidth / t, st.cp, links.cp, dev).seconds;
+            auto exchange = [&](double b) { return allToAll(b, st.cp, links.cp, dev).seconds; };
+            cpForward = inParts(Bc * T * (qkvHeadWidth / t + kvExchangeWidth), exchange) + inParts(Bc * T * qkvHeadWidth / t, exchange);
             out.cpBuffer = 2 * Bc * T * qkvHeadWidth / t;
         }
     }
@@ -436,7 +446,7 @@ LayerCost layerCost(const ModelShape& m, const RunSettings& run, const Strategy&
         const ExpertRoute route{st.ep,     links.epPerNode,  m.experts, m.topK, m.groups, m.groupTopk, run.twoStepDispatch,
                                 links.ep == Link::Spine ? Link::Spine : Link::Inter};
         // Each rank dispatches its own share of its expert TP group's copies, and gets as many back.
-        epForward = 2 * expertAllToAll(route, Bc * tokensAtExperts / etp * h, dev).seconds;  // dispatch + combine
+        epForward = 2 * inParts(Bc * tokensAtExperts / etp * h, [&](double b) { return expertAllToAll(route, b, dev).seconds; });  // dispatch + combine
         out.epBuffer = 2 * Bc * tokensAtExperts * h;
     }
     out.tpSeconds = 2 * (tpForward + etpForward);
@@ -466,7 +476,7 @@ LayerCost layerCost(const ModelShape& m, const RunSettings& run, const Strategy&
     // Recompute: what the backward must run again before it can start.
     if (full) {
         out.recompute = out.forward;  // the whole forward, its collectives included
-        if (sliced) out.recompute += (1 - tpHidden) * allGather(activation, st.tp, links.tp, dev).seconds;
+        if (sliced) out.recompute += (1 - tpHidden) * inParts(activation, [&](double b) { return allGather(b, st.tp, links.tp, dev).seconds; });
     } else if (cls.mode == RecomputeClass::Selective) {
         const OpMask dropped = static_cast<OpMask>(~cls.keep & kOpAll);
         // With flash attention the core saves no s x s tensor: nothing to drop, nothing to redo.
@@ -474,9 +484,9 @@ LayerCost layerCost(const ModelShape& m, const RunSettings& run, const Strategy&
         if (dropped & (kOpAttBmm | kOpAttUp)) out.recompute += qkvSeconds;
         if (dropped & kOpNorm) out.recompute += memorySeconds(normBytes, dev);
         if (dropped & kOpFfAct) out.recompute += memorySeconds(actBytes, dev);
-        if ((dropped & kOpGather) && st.sp) out.recompute += (1 - tpHidden) * tp.seconds;  // the attention's re-gather
+        if ((dropped & kOpGather) && st.sp) out.recompute += (1 - tpHidden) * tpSecondsEach;  // the attention's re-gather
     } else if (!(cls.keep & kOpGather) && st.sp) {
-        out.recompute += (1 - tpHidden) * tp.seconds;  // selective_comm_recompute on a layer that keeps the rest
+        out.recompute += (1 - tpHidden) * tpSecondsEach;  // selective_comm_recompute on a layer that keeps the rest
     }
     out.modelFlopsForward = modelFlops;
     return out;

@@ -97,6 +97,11 @@ CollectiveCost sendReceive(double bytes, Link link, const DeviceInfo& d);
 double matmulSeconds(double flops, const DeviceInfo& d);
 double fp8MatmulSeconds(double flops, const DeviceInfo& d);
 double memorySeconds(double bytes, const DeviceInfo& d);
+// The sequence parts each micro-batch runs as (seqpipe, seqsmartvpp: exec.seq_split; else
+// 1): its GEMMs, collectives and pipeline sends run that many times at 1/n of the size.
+inline std::int64_t sequenceParts(const RunSettings& run, const Strategy& st) {
+    return runsSequenceParts(st.schedule) && run.seqSplit > 1 ? run.seqSplit : 1;
+}
 // The share of TP communication hidden behind compute: Transformer Engine's pipelined
 // overlap when the run asks for it (it needs sequence parallelism), else the default.
 double tpOverlapShare(const Strategy& s, const DeviceInfo& d);

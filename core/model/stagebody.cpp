@@ -186,7 +186,10 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
         if (!ctx.holdsModelEnd(chunk, stage) && p > 1 && !(vShape && chunk == 0 && stage == p - 1)) {
             // overlap_p2p_comm: the send runs beside the next chunk's compute, which is this
             // chunk's twin in the steady state; without it the stage waits for it.
-            const CollectiveCost send = sendReceive(sendBytes, ctx.links.pp, dev);
+            // One send per sequence part under seqpipe and seqsmartvpp: the link's latency each time.
+            const double parts = double(sequenceParts(run, st));
+            const CollectiveCost part = sendReceive(sendBytes / parts, ctx.links.pp, dev);
+            const CollectiveCost send{parts * part.seconds, parts * part.bytes};
             const double forwardCover = time.forward - chunkForwardFrom;
             const double backwardCover = time.backward + time.weightGrad + time.recompute - chunkBackwardFrom;
             const double forwardExposed = st.overlapP2p ? std::max(0.0, send.seconds - forwardCover) : send.seconds;
@@ -310,7 +313,8 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
         const double between = st.sp ? spd : run.shardActivations ? t : 1.0;
         b.outputKept = heads * (run.normBytes * T * h / between + Bc * T * h / between + (Bc + kLossLogitBytes) * logits);
         b.workingRest += Bc * logits;  // the logits' gradient
-        const double gemm = matmulSeconds(2 * T * h * vocab / t, dev);
+        const double parts = double(sequenceParts(run, st));  // the output GEMM runs once per sequence part
+        const double gemm = parts * matmulSeconds(2 * T * h * vocab / t / parts, dev);
         const double loss = memorySeconds((Bc + kLossLogitBytes) * logits * 3, dev);
         time.forward += heads * (gemm + loss);
         time.backward += heads * (gemm + loss);

@@ -220,6 +220,8 @@ private slots:
             {"llama tp 1", "llama3-70b-h100x64", "tp", "1"},
             {"llama no sharding", "llama3-70b-h100x64", "optimizer_parallel", "false"},
             {"llama zbv", "llama3-70b-h100x64", "pp_schedule", "zbv"},
+            {"llama seqpipe", "llama3-70b-h100x64", "pp_schedule", "seqpipe"},
+            {"llama seqsmartvpp", "llama3-70b-h100x64", "pp_schedule", "seqsmartvpp"},
         };
         for (const auto& row : rows) QTest::newRow(row[0]) << QString(row[1]) << QString(row[2]) << QString(row[3]);
     }
@@ -233,6 +235,26 @@ private slots:
         applyChanges(edited, rederive(read(doc), key.toStdString(), v));
         const std::vector<Diagnostic> problems = problemsOf(read(edited));
         QVERIFY2(problems.empty(), problems.empty() ? "" : problems.front().text().c_str());
+    }
+
+    // Seq1F1B-I's parts must divide pp: a pp edit takes seq_split to the largest split
+    // that still does (pp 4 -> 2 under seq_split 4: 2), and a vpp edit on seqpipe
+    // interleaves it (seqsmartvpp), back to seqpipe at vpp 1.
+    void rederiveSequenceParts() {
+        const Value doc = documentOf("llama3-70b-h100x64", {"exec.pp_schedule=seqsmartvpp", "exec.vpp=2", "exec.seq_split=4"});
+        QVERIFY(problemsOf(read(doc)).empty());
+        Value edited = doc;
+        applyChanges(edited, rederive(read(doc), "exec.pp", Value::integer(2)));
+        QVERIFY(problemsOf(read(edited)).empty());
+        QCOMPARE(*read(edited).exec.seq_split, std::int64_t(2));
+        Value one = doc;
+        applyChanges(one, rederive(read(doc), "exec.vpp", Value::integer(1)));
+        QVERIFY(problemsOf(read(one)).empty());
+        QCOMPARE(*read(one).exec.pp_schedule, std::string("seqpipe"));
+        Value back = one;
+        applyChanges(back, rederive(read(one), "exec.vpp", Value::integer(2)));
+        QVERIFY(problemsOf(read(back)).empty());
+        QCOMPARE(*read(back).exec.pp_schedule, std::string("seqsmartvpp"));
     }
 };
 

@@ -374,9 +374,12 @@ private slots:
             const double expected = double(p - s + n - 1) / n / double(p - s);
             QVERIFY2(std::abs(ratio - expected) < 1e-6, qPrintable(QString("stage %1: %2 against %3").arg(s).arg(ratio).arg(expected)));
             QCOMPARE(seq.stages[s].inFlightPerChunk, (std::vector<std::int64_t>{p - s + n - 1}));
-            QCOMPARE(seq.stages[s].time.forward, one.stages[s].time.forward);  // priced per micro-batch, run in parts
+            // Priced per micro-batch, run in parts: each GEMM and collective n times at 1/n of
+            // the size, a little slower (the curve's knee, the links' latency per part).
+            QVERIFY(seq.stages[s].time.forward > one.stages[s].time.forward);
+            QVERIFY(seq.stages[s].time.forward < 1.05 * one.stages[s].time.forward);
         }
-        QVERIFY(std::abs(seq.breakdown.bubble - one.breakdown.bubble / n) <= 1e-9 * one.stepSeconds);
+        QVERIFY(seq.breakdown.bubble > one.breakdown.bubble / n && seq.breakdown.bubble < 1.05 * one.breakdown.bubble / n);
         QVERIFY(seq.stepSeconds < one.stepSeconds);
         // The view simulates the parts the estimate priced: the closed form bounds the
         // simulated pipeline from above (as 1F1B's does when stages differ), and the
@@ -410,20 +413,38 @@ private slots:
             const int heldParts = 2 * (p - s - 1) + (v - 1) * p + n, heldWhole = 2 * (p - s - 1) + (v - 1) * p + 1;
             QCOMPARE(seq.stages[s].inFlightPerChunk, perChunk(heldParts));
             QCOMPARE(chunks.stages[s].inFlightPerChunk, perChunk(heldWhole));
-            QCOMPARE(seq.stages[s].time.forward, chunks.stages[s].time.forward);
+            QVERIFY(seq.stages[s].time.forward > chunks.stages[s].time.forward);
+            QVERIFY(seq.stages[s].time.forward < 1.05 * chunks.stages[s].time.forward);
             if (s == 0 || s == p - 1) continue;  // their chunks differ (embedding, logits): the counts above say it
             const double ratio = double(seq.stages[s].memory.activations) / double(chunks.stages[s].memory.activations);
             const double expected = double(heldParts) / n / heldWhole;
             QVERIFY2(std::abs(ratio - expected) < 1e-3 * expected,
                      qPrintable(QString("stage %1: %2 against %3").arg(s).arg(ratio).arg(expected)));
         }
-        QVERIFY(std::abs(seq.breakdown.bubble - chunks.breakdown.bubble / n) <= 1e-9 * chunks.stepSeconds);
+        QVERIFY(seq.breakdown.bubble > chunks.breakdown.bubble / n && seq.breakdown.bubble < 1.05 * chunks.breakdown.bubble / n);
         QVERIFY(seq.stepSeconds < chunks.stepSeconds);
         // The view's simulation of the same parts agrees with the closed form the estimate priced.
         const Evaluation ev = evaluateScenario(parseScenario(seqYaml, "t.yaml", Format::Yaml, ""));
         QVERIFY(simulationWithinPrice(ev));
         for (int s = 0; s < p; ++s)
             QCOMPARE(std::int64_t(ev.pipeline.peakInFlight[std::size_t(s)]), std::int64_t(2 * (p - s - 1) + (v - 1) * p + n));
+    }
+
+    // Why parts cost more than their share: a part's GEMMs are 1/n of the micro-batch's,
+    // lower on the matmul curve (efficiency.h), and each part pays the links' latency.
+    // The forward grows with n, and past the curve's knee it grows fast: Llama-3 8B at
+    // seq 4096, 2 ... 64 parts (64 to 2,048 tokens a part).
+    void sequencePartsPayTheirSize() {
+        const std::string base = "model: llama3-8b\ncluster: {device: h100-sxm, devices: 4}\n"
+                                 "exec: {tp: 2, pp: 2, seq_length: 4096, micro_batch_size: 1, global_batch_size: 64, pp_schedule: seqpipe";
+        double before = estimateYaml(base + "}\n").stages[1].time.forward;  // seq_split unstated: 1
+        const double whole = before;
+        for (int n : {2, 4, 8, 16, 32, 64}) {
+            const double forward = estimateYaml(base + ", seq_split: " + std::to_string(n) + "}\n").stages[1].time.forward;
+            QVERIFY2(forward > before, qPrintable(QString("n=%1: %2 after %3").arg(n).arg(forward).arg(before)));
+            before = forward;
+        }
+        QVERIFY2(before > 1.2 * whole, qPrintable(QString("64 parts of 64 tokens: %1 against %2 whole").arg(before).arg(whole)));
     }
 
 private:
