@@ -385,13 +385,19 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
             const double ag = allGather(params * Bp, group, ctx.links.dp, dev).seconds;
             const double backwardMoves = rs + (st.reshard ? ag : 0);
             const double pieces = double(std::max<std::int64_t>(1, b.layers));
-            // (The recompute is not counted as cover: the planner changes it after pricing this.)
-            const double forwardCompute = time.forward, backwardCompute = time.backward + time.weightGrad;
+            // A layer's backward runs its recomputed forward first (full or selective), and
+            // the transfers run beside that too (FSDP2: the reduce-scatter of layer i under
+            // layer i-1's recompute and backward); the planner re-takes the exposure when it
+            // changes the recompute (plan/stagecost.cpp).
+            const double forwardCompute = time.forward, backwardCompute = time.backward + time.weightGrad + time.recompute;
             const double forwardExposed = run.overlapParamGather ? exposedPipelined(ag, pieces, forwardCompute) : ag;
             const double backwardExposed = run.overlappedGradReduce ? exposedPipelined(backwardMoves, pieces, backwardCompute)
                                                                    : backwardMoves;
             if (run.overlapParamGather) b.coverableForward += forwardExposed;
-            if (run.overlappedGradReduce) b.coverableBackward += backwardExposed;
+            if (run.overlappedGradReduce) {
+                b.coverableBackward += backwardExposed;
+                b.fsdpBackwardMoves = backwardMoves, b.fsdpPieces = pieces, b.fsdpBackwardCover = backwardCompute;
+            }
             time.forward += forwardExposed, time.backward += backwardExposed;
             time.forwardComm += forwardExposed, time.backwardComm += backwardExposed;
             time.exposed.dp += forwardExposed + backwardExposed;

@@ -83,6 +83,10 @@ struct StageBody {
     // Activation offload: one direction's copy and the backward compute it may hide behind
     // (exec.host_link_overlap of the other layers'), before the exposed part is taken.
     double offloadCopy = 0, offloadBackWindow = 0;
+    // FSDP with overlapped_grad_reduce: the backward's gathers and reduce-scatters, the
+    // pieces they run in and the backward compute (recompute included) they run under,
+    // so the planner can re-take the exposure when it changes the recompute.
+    double fsdpBackwardMoves = 0, fsdpPieces = 1, fsdpBackwardCover = 0;
     StageEnd head, tail;
     VisionShare vision;  // of the above, the vision tower's (first stage only)
     double frozenParams = 0;  // elements held as weights only (a frozen vision tower), not in `params`

@@ -70,6 +70,7 @@ const StageSolver::Frame& StageSolver::frame(std::int64_t stage, const detail::S
     const StageMemory& mem = b.memory;
     f.fixed = mem.parameters + mem.gradients + mem.optimizerStates + mem.mainParameters + mem.buffers + mem.reserve;
     f.offloadCopy = b.offloadCopy, f.offloadBackWindow = b.offloadBackWindow;
+    f.fsdpMoves = b.fsdpBackwardMoves, f.fsdpPieces = b.fsdpPieces, f.fsdpCover = b.fsdpBackwardCover;
     f.forward = b.time.forward;
     f.perMicroBatch = b.time.perMicroBatch();
     f.lastBackward = b.time.backward + b.time.weightGrad + b.time.recompute;
@@ -287,8 +288,12 @@ StageChoice StageSolver::choose(std::int64_t stage, const Frame& f, const std::i
     best.fits = true;
     best.forward = f.forward;
     // Recompute lengthens the backward an offloaded copy hides behind (stagebody.cpp).
+    // and the one FSDP's overlapped gathers and reduce-scatters run under (stagebody.cpp).
+    const double fsdp = f.fsdpMoves > 0 ? detail::exposedPipelined(f.fsdpMoves, f.fsdpPieces, f.fsdpCover) -
+                                              detail::exposedPipelined(f.fsdpMoves, f.fsdpPieces, f.fsdpCover + bestX)
+                                        : 0.0;
     const double shorter = std::max(0.0, f.offloadCopy - f.offloadBackWindow) -
-                           std::max(0.0, f.offloadCopy - f.offloadBackWindow - run.hostLinkOverlap * bestX);
+                           std::max(0.0, f.offloadCopy - f.offloadBackWindow - run.hostLinkOverlap * bestX) + fsdp;
     best.perMicroBatch = f.perMicroBatch + bestX - shorter;
     best.tail = detail::exposedReduce(run, f.reduceSeconds, f.reduceBuckets, f.lastBackward + bestX - shorter) + f.gatherExposed + f.optimizer;
     return best;

@@ -63,6 +63,7 @@ private:
     struct Frame {  // the stage with every layer at NONE (and its first `offload` layers offloaded)
         Bytes fixed = 0;             // parameters, gradients, states, master copy, buffers, reserve
         double offloadCopy = 0, offloadBackWindow = 0;  // StageBody's: the backward copy's exposure moves with recompute
+        double fsdpMoves = 0, fsdpPieces = 1, fsdpCover = 0;  // StageBody's: so does FSDP's backward exposure
         double forward = 0;          // F
         double perMicroBatch = 0;    // X
         double lastBackward = 0;     // backward + dW + recompute

@@ -49,9 +49,6 @@ const std::map<QString, QString>& knownMisses() {
          "quotation (measured.md)"},
         {"mtnlg-530b-a100x2800", "as mtnlg-530b-a100x2240"},
         {"mtnlg-530b-a100x3360", "as mtnlg-530b-a100x2240"},
-        {"torchtitan-llama3-70b-a100x64-fsdp",
-         "FSDP2 full recompute over a network measured.md calls unstated (the preset's 25 GB/s per GPU "
-         "assumed): the per-layer gathers are priced exposed where the run hid them"},
         {"dgxc-llama31-70b-h100x64-bf16", "the BF16 70B rows' compute is priced ~10 % fast (their FP8 twin "
                                           "carries it: its FP8 speed-up over BF16 is met within 5 %)"},
         {"dgxc-llama31-70b-h100x2048-bf16", "as dgxc-llama31-70b-h100x64-bf16"},
