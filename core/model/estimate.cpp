@@ -187,7 +187,7 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
         return {};  // beyond what resolve() accepts
     detail::StageContext ctx(in);
     const std::int64_t p = st.pp, v = st.vpp, mbn = st.mbn;
-    const int parts = runsSequenceParts(st.schedule) ? int(run.seqSplit) : 1;  // in flight counts sequence parts
+    const int parts = int(sequenceParts(run, st));  // in flight counts sequence parts
     const PipelineShape shape{st.schedule, int(p), int(v), int(mbn), parts};
     const double perPart = 1.0 / parts;  // what one part of a micro-batch keeps (the seed's node at length s/n)
 
