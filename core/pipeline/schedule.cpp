@@ -29,6 +29,9 @@ std::string str(int n) { return std::to_string(n); }
     throw SpecError(std::move(d));
 }
 
+// seqpipe and seqsmartvpp: the units the orders walk are sequence parts (closedform.h runsSequenceParts).
+bool runsParts(Kind kind) { return kind == Kind::SeqPipe || kind == Kind::SeqSmartVpp; }
+
 Kind kindOf(const std::string& name) {
     static constexpr Kind kinds[] = {Kind::Gpipe,     Kind::OneFOneB, Kind::Interleaved, Kind::ZbH1, Kind::Zbv, Kind::DualPipe,
                                      Kind::DualPipeV, Kind::SeqPipe,  Kind::VHalf,       Kind::VMin, Kind::ZbH2,
@@ -57,7 +60,7 @@ Kind validate(const PipelineInput& in) {
     if ((layout == Layout::V || layout == Layout::Dual) && in.chunks != 2)
         refuse("pipeline.chunks: " + in.schedule + " runs two chunks per stage, got " + str(in.chunks));
     if (in.seqSplit < 1) refuse("pipeline.seqSplit: must be at least 1, got " + str(in.seqSplit));
-    const bool seq = kind == Kind::SeqPipe || kind == Kind::SeqSmartVpp;
+    const bool seq = runsParts(kind);
     if (in.seqSplit > 1 && !seq)
         refuse("pipeline.seqSplit: only seqpipe and seqsmartvpp run a micro-batch in sequence parts; " + in.schedule +
                " needs 1, got " + str(in.seqSplit));
@@ -234,7 +237,7 @@ constexpr std::size_t kKeptEvents = std::size_t{1} << 20;  // events in the time
 
 PipelineResult simulatePipeline(const PipelineInput& in) {
     const Kind kind = validate(in);
-    const bool seq = kind == Kind::SeqPipe || kind == Kind::SeqSmartVpp;
+    const bool seq = runsParts(kind);
     if (!seq && simulatedEvents(in.stages, in.chunks, in.microBatches) > kMaxPricedEvents)
         refuse("pipeline.microBatches: at most " + std::to_string(kMaxPricedEvents) + " events (3 a micro-batch, chunk and " +
                "stage) are simulated, got " + std::to_string(simulatedEvents(in.stages, in.chunks, in.microBatches)));
@@ -425,7 +428,7 @@ double closedFormMakespan(const PipelineInput& in) {
         refuse("pipeline.pairComputeStretch: no closed form prices pairs on a share of the SMs; simulate it");
     const int p = in.stages;
     // seqpipe and seqsmartvpp: 1F1B and interleaved over m·n parts, with per-part times.
-    const bool seq = kind == Kind::SeqPipe || kind == Kind::SeqSmartVpp;
+    const bool seq = runsParts(kind);
     const double m = double(in.microBatches) * (seq ? in.seqSplit : 1), v = in.chunks;
     const Schedule over = kind == Kind::SeqPipe ? Schedule::OneFOneB : kind == Kind::SeqSmartVpp ? Schedule::Interleaved : scheduleOf(kind);
     const PipelineShape shape{over, p, in.chunks, int(m)};

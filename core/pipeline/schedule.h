@@ -22,7 +22,7 @@
 //    same table with the chunk index mirrored (v-1-c). Warm-up is
 //    min(2(p-s-1) + (v-1)p, m·v) chunk-forwards (get_pp_rank_microbatches), or all of
 //    them when m = p (Megatron's all_warmup_microbatches).
-//  - seqsmartvpp (Seq1F1B-I, Sun et al. 2024 §3.3; the thunlp/Seq1F1B repository's
+//  - seqsmartvpp (Seq1F1B-I, Sun et al. 2024, its interleaved variant; the thunlp/Seq1F1B repository's
 //    interleaved schedule; the seed's seqsmartvpp): interleaved over the m·n sequence
 //    parts as the table's units, n - 1 more warm-up parts, each chunk's backwards
 //    taking a micro-batch's parts last first.

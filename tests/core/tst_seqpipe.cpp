@@ -92,7 +92,7 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(SpecError, simulatePipeline(in));  // only seqpipe splits a micro-batch
     }
 
-    // seqsmartvpp (Seq1F1B-I, Sun et al. 2024 §3.3; thunlp/Seq1F1B's interleaved
+    // seqsmartvpp (Seq1F1B-I, Sun et al. 2024, its interleaved variant; thunlp/Seq1F1B's interleaved
     // schedules.py): Megatron's interleaved table over the m·n sequence parts, with n - 1
     // more warm-up parts. Equal stages: m·X + (p - 1)X/(v·n), interleaved's bubble cut n
     // times; stage s holds 2(p-s-1) + (v-1)p + n chunk-parts of 1/n of a micro-batch's
