@@ -46,6 +46,7 @@ private slots:
         const Summary s = evaluate(inputYaml(throughputScenario(r)));
         const double predicted = tableFlopsPerStep(r) / s.stepSeconds / r.gpus / 1e12;
         const double error = predicted / r.measuredTflops - 1;
+        qInfo("%s: measured %.1f, Tessera %.1f TFLOP/s (%+.1f %%)", r.name, r.measuredTflops, predicted, error * 100);
         QVERIFY2(std::abs(error) <= 0.10, qPrintable(QString("measured %1, predicted %2 TFLOP/s (%3 %)")
                                                          .arg(r.measuredTflops).arg(predicted, 0, 'f', 1)
                                                          .arg(error * 100, 0, 'f', 1)));

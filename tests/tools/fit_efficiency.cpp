@@ -1,9 +1,12 @@
 // Fits the matmul efficiency curve (core/model/efficiency.h) of one device family
 // on the measured rows of reference/published.md §4 (tests/core/throughputrows.h):
 // a grid search for the (effMax, halfGflop) that minimises the worst relative error
-// of predicted TFLOP/s per GPU. Run: build/tests/tools/fit_efficiency a100-80gb
+// of predicted TFLOP/s per GPU. Run: build/tests/tools/fit_efficiency a100-80gb [KNEE]; a
+// KNEE (GFLOP) holds the knee there and fits the ceiling alone, for a table whose GEMMs
+// are all too large to see it.
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "../core/costhelpers.h"
@@ -17,9 +20,10 @@ int main(int argc, char** argv) {
     std::vector<std::pair<testing::ThroughputRow, core::CostInput>> rows;
     for (const auto& row : testing::throughputRows())
         if (std::strcmp(row.device, device) == 0) rows.emplace_back(row, testing::inputYaml(testing::throughputScenario(row)));
+    const double heldKnee = argc > 2 ? std::atof(argv[2]) : -1;
     double bestMax = 1e9, bestE = 0, bestH = 0;
     for (double e = 0.30; e <= 1.0001; e += 0.005) {
-        for (double half = 0.0; half <= 40.0001; half += 0.25) {
+        for (double half = heldKnee >= 0 ? heldKnee : 0.0; half <= (heldKnee >= 0 ? heldKnee : 40.0001); half += 0.25) {
             double worst = 0;
             for (auto& [row, in] : rows) {
                 in.device.effMax = e, in.device.effHalfGflop = half;
