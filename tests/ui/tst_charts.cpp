@@ -12,6 +12,7 @@
 #include <cmath>
 #include <memory>
 
+#include "charts/memorychart.h"
 #include "charts/niceaxis.h"
 #include "charts/paretochart.h"
 #include "charts/stepchart.h"
@@ -72,6 +73,43 @@ private slots:
             if (auto* text = dynamic_cast<QGraphicsTextItem*>(item); text && text->isVisible()) shown << text->toPlainText();
         QVERIFY2(!shown.contains("...") && !shown.contains(QString::fromUtf8("\u2026")), qPrintable(shown.join(" | ")));
         for (const char* row : {"step", "stage 0", "stage 7"}) QVERIFY2(shown.contains(row), qPrintable(shown.join(" | ")));
+    }
+
+    // At the height the Pipeline view gives it, every row of a 16-stage step chart keeps
+    // its name - the step's too: at 1280 x 800 Qt showed every other device's and not the
+    // step's, its labels closer than a line and its padding.
+    void everyStepRowNamedAtItsMinimumHeight() {
+        const core::Estimate e = core::estimate(core::resolve(core::presetScenario("deepseek-v3-h800x2048")));
+        QCOMPARE(e.stages.size(), std::size_t{16});
+        const int rows = ui::stepChartRows(e, false);
+        QCOMPARE(rows, 17);
+        QChartView view(ui::buildStepChart(e, 120));
+        view.resize(1240, ui::stepChartMinimumHeight(rows));
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QCoreApplication::processEvents();
+        QStringList shown;
+        for (QGraphicsItem* item : view.scene()->items())
+            if (auto* text = dynamic_cast<QGraphicsTextItem*>(item); text && text->isVisible()) shown << text->toPlainText();
+        QVERIFY(shown.contains("step"));
+        for (int d = 0; d < 16; ++d) QVERIFY2(shown.contains(QString("device %1").arg(d)), qPrintable(shown.join(" | ")));
+    }
+
+    // A 16-stage memory chart as narrow as the window's keeps every device number whole
+    // (Qt elided the upright labels to a vertical ellipsis).
+    void memoryChartNumbersEveryDevice() {
+        const core::Estimate e = core::estimate(core::resolve(core::presetScenario("deepseek-v3-h800x2048")));
+        QChartView view(ui::buildMemoryChart(e));
+        view.resize(560, 380);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QCoreApplication::processEvents();
+        QStringList shown;
+        for (QGraphicsItem* item : view.scene()->items())
+            if (auto* text = dynamic_cast<QGraphicsTextItem*>(item); text && text->isVisible()) shown << text->toPlainText();
+        for (const QString& elided : {QString::fromUtf8("\u22ee"), QString::fromUtf8("\u2026"), QString("...")})
+            QVERIFY2(!shown.contains(elided), qPrintable(shown.join(" | ")));
+        for (int d = 0; d < 16; ++d) QVERIFY2(shown.contains(QString::number(d)), qPrintable(shown.join(" | ")));
     }
 
     // The review page's numbered front: every point has its number, no two numbers

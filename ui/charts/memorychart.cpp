@@ -69,8 +69,11 @@ QChart* buildMemoryChart(const core::Estimate& e, const core::Estimate* baseline
     const bool anyOver = std::any_of(e.stages.begin(), e.stages.end(),
                                      [&](const core::StageEstimate& s) { return s.memory.total() > e.deviceMemory; });
     // Many stages leave a category too narrow for "12" side by side: Qt would elide it
-    // to "...", so the labels stand upright instead.
+    // to "...", so the labels stand upright instead - and are drawn whole, since Qt also
+    // elides an upright label to "⋮" when the chart is as narrow as the window's (pp 16
+    // at 1280 x 800).
     if (e.stages.size() > 10) x->setLabelsAngle(-90);
+    x->setTruncateLabels(false);
     x->setTitleText((mirrored ? QObject::tr("device (stages s and p-1-s)") : QObject::tr("pipeline stage")) +
                     (anyOver ? QObject::tr(" · ▲ over the device's memory") : QString()));
     auto* y = new QValueAxis(chart);

@@ -72,7 +72,7 @@ QChart* buildStepChart(const core::Estimate& e, std::int64_t microBatches, const
     // Rows bottom-up: the stages (stage 0 on top), the baseline, the strategy shown.
     std::vector<core::TimeBreakdown> stageRows;
     QStringList rows;
-    if (e.stages.size() > 1 && e.stages.size() <= std::size_t(kStageRows)) {
+    if (stepChartRows(e, false) > 1) {
         for (auto s = e.stages.rbegin(); s != e.stages.rend(); ++s) {
             stageRows.push_back(stageBreakdown(e, *s, microBatches));
             rows << (s->hasMirror ? QObject::tr("device %1") : QObject::tr("stage %1")).arg(s->stage);  // dualpipe: a device of two stages
@@ -107,7 +107,8 @@ QChart* buildStepChart(const core::Estimate& e, std::int64_t microBatches, const
     QObject::connect(chart, &QChart::plotAreaChanged, categories, [categories, base, n = rows.size()](const QRectF& area) {
         // A line fits its row (at 1280 x 800, pp 16's 17 rows are 10 px each): drawn whole,
         // not truncated, since Qt's padding would elide even a 7 px line there.
-        const double room = area.height() / double(std::max<qsizetype>(1, n)) - 1;
+        // Qt hides a label whose box (the line and ~3 px of padding) overlaps the one before.
+        const double room = area.height() / double(std::max<qsizetype>(1, n)) - 4;
         QFont font = base;
         for (int px = QFontInfo(base).pixelSize(); px > 7 && QFontMetrics(font).height() > room; --px) font.setPixelSize(px - 1);
         if (font != categories->labelsFont()) categories->setLabelsFont(font);

@@ -18,6 +18,16 @@ namespace tessera::ui {
 
 inline constexpr int kStageRows = 16;
 
+// The bars buildStepChart draws: a row per stage (when kStageRows or fewer), the
+// baseline's, the step's.
+inline int stepChartRows(const core::Estimate& estimate, bool baseline) {
+    const std::size_t stages = estimate.stages.size();
+    return (stages > 1 && stages <= std::size_t(kStageRows) ? int(stages) : 0) + (baseline ? 1 : 0) + 1;
+}
+// The height at which every row keeps a readable label (Qt hides every other label once
+// rows are closer than a line and its padding): 15 px a row, and the title and axis.
+inline int stepChartMinimumHeight(int rows) { return rows * 15 + 120; }
+
 // `microBatches`: the micro-batches each stage runs per step.
 QChart* buildStepChart(const core::Estimate& estimate, std::int64_t microBatches, const core::Estimate* baseline = nullptr);
 

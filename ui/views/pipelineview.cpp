@@ -62,6 +62,9 @@ void PipelineView::rebuild() {
     const core::Estimate* baseline = m_session.baseline() ? &m_session.baseline()->estimate : nullptr;
     QChart* old = m_chart->chart();
     m_chart->setChart(buildStepChart(evaluation->estimate, *evaluation->resolved.scenario.exec.micro_batch_num, baseline));
+    // Room for every row's label: the timeline above gives way (pp 16 at 1280 x 800 showed
+    // every other stage's label, and not the step's).
+    m_chart->setMinimumHeight(stepChartMinimumHeight(stepChartRows(evaluation->estimate, baseline != nullptr)));
     if (!m_session.notCurrentNote().isEmpty())
         m_chart->chart()->setTitle(tr("NOT CURRENT (last scenario that priced) · ") + m_chart->chart()->title());
     delete old;
