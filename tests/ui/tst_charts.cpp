@@ -24,6 +24,22 @@
 
 using namespace tessera;
 
+namespace {
+
+// The texts a chart view draws, once it is on screen and laid out (Qt hides a label it
+// would overlap, and elides one it cannot fit).
+QStringList shownTexts(QChartView& view) {
+    view.show();
+    if (!QTest::qWaitForWindowExposed(&view)) return {};
+    QCoreApplication::processEvents();
+    QStringList shown;
+    for (QGraphicsItem* item : view.scene()->items())
+        if (auto* text = dynamic_cast<QGraphicsTextItem*>(item); text && text->isVisible()) shown << text->toPlainText();
+    return shown;
+}
+
+}  // namespace
+
 class TestCharts : public QObject {
     Q_OBJECT
 private slots:
@@ -65,12 +81,7 @@ private slots:
             "t.yaml", core::Format::Yaml, ""));
         QChartView view(ui::buildStepChart(core::estimate(r), 24));
         view.resize(1240, 270);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
-        QCoreApplication::processEvents();
-        QStringList shown;
-        for (QGraphicsItem* item : view.scene()->items())
-            if (auto* text = dynamic_cast<QGraphicsTextItem*>(item); text && text->isVisible()) shown << text->toPlainText();
+        const QStringList shown = shownTexts(view);
         QVERIFY2(!shown.contains("...") && !shown.contains(QString::fromUtf8("\u2026")), qPrintable(shown.join(" | ")));
         for (const char* row : {"step", "stage 0", "stage 7"}) QVERIFY2(shown.contains(row), qPrintable(shown.join(" | ")));
     }
@@ -85,12 +96,7 @@ private slots:
         QCOMPARE(rows, 17);
         QChartView view(ui::buildStepChart(e, 120));
         view.resize(1240, ui::stepChartMinimumHeight(rows));
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
-        QCoreApplication::processEvents();
-        QStringList shown;
-        for (QGraphicsItem* item : view.scene()->items())
-            if (auto* text = dynamic_cast<QGraphicsTextItem*>(item); text && text->isVisible()) shown << text->toPlainText();
+        const QStringList shown = shownTexts(view);
         QVERIFY(shown.contains("step"));
         for (int d = 0; d < 16; ++d) QVERIFY2(shown.contains(QString("device %1").arg(d)), qPrintable(shown.join(" | ")));
     }
@@ -101,12 +107,7 @@ private slots:
         const core::Estimate e = core::estimate(core::resolve(core::presetScenario("deepseek-v3-h800x2048")));
         QChartView view(ui::buildMemoryChart(e));
         view.resize(560, 380);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
-        QCoreApplication::processEvents();
-        QStringList shown;
-        for (QGraphicsItem* item : view.scene()->items())
-            if (auto* text = dynamic_cast<QGraphicsTextItem*>(item); text && text->isVisible()) shown << text->toPlainText();
+        const QStringList shown = shownTexts(view);
         for (const QString& elided : {QString::fromUtf8("\u22ee"), QString::fromUtf8("\u2026"), QString("...")})
             QVERIFY2(!shown.contains(elided), qPrintable(shown.join(" | ")));
         for (int d = 0; d < 16; ++d) QVERIFY2(shown.contains(QString::number(d)), qPrintable(shown.join(" | ")));
