@@ -115,7 +115,7 @@ inline constexpr double kFp8SavedInputBytes = 1;
 // FP8 projection runs anyway, so no time is priced apart.
 inline constexpr double kE5m6Bytes = 1.5;
 // How fast an FP8 GEMM runs. The matmul curve (efficiency.h) is fitted end to end: its
-// ceiling (Hopper 0.645) is below what a large GEMM kernel reaches alone, the rest being
+// ceiling (Hopper 0.615) is below what a large GEMM kernel reaches alone, the rest being
 // time the fit charges per FLOP that is not the kernel's (launch gaps, the stream's other
 // work). That time does not shrink when the kernel runs at twice the peak, so an FP8 GEMM
 // takes its kernel's time at the FP8 peak plus the BF16 curve's overhead unchanged

@@ -36,7 +36,7 @@ void visit(Spec& c, V& v) {
     // clang-format off: one row per field
     const RealRange share{0, 1, false, false}, efficiency{0, 1, true, false};
     v.real({"matmul_ceiling", "The matmul efficiency curve's ceiling: the share of the dense peak a large GEMM reaches "
-            "end to end (built in: 0.645 Hopper, 0.640 Ampere; model/efficiency.cpp)"}, c.matmul_ceiling, efficiency);
+            "end to end (built in: 0.615 Hopper, 0.640 Ampere; model/efficiency.cpp)"}, c.matmul_ceiling, efficiency);
     v.real({"matmul_knee_gflop", "The GEMM size at which the curve reaches half its ceiling (built in: 1.75 Hopper, 0 "
             "Ampere)", "GFLOP"}, c.matmul_knee_gflop, RealRange{0, 1e6});
     v.real({"hbm_efficiency", "Share of the HBM bandwidth element-wise kernels reach (built in: 0.8)"}, c.hbm_efficiency,

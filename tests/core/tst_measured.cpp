@@ -49,10 +49,6 @@ const std::map<QString, QString>& knownMisses() {
          "quotation (measured.md)"},
         {"mtnlg-530b-a100x2800", "as mtnlg-530b-a100x2240"},
         {"mtnlg-530b-a100x3360", "as mtnlg-530b-a100x2240"},
-        {"dgxc-llama31-70b-h100x64-bf16", "the BF16 70B rows' compute is priced ~10 % fast (their FP8 twin "
-                                          "carries it: its FP8 speed-up over BF16 is met within 5 %)"},
-        {"dgxc-llama31-70b-h100x2048-bf16", "as dgxc-llama31-70b-h100x64-bf16"},
-        {"dgxc-llama31-70b-h100x64-fp8", "its BF16 twin's miss, and about 5 % more from FP8"},
     };
     return kMisses;
 }

@@ -17,10 +17,13 @@ using namespace tessera;
 
 int main(int argc, char** argv) {
     const char* device = argc > 1 ? argv[1] : "h100-sxm";
+    const double heldKnee = argc > 2 ? std::atof(argv[2]) : -1;
+    // MINMB: fit only the rows whose steps run at least that many micro-batches per pipeline.
+    const int leastMicroBatches = argc > 3 ? std::atoi(argv[3]) : 0;
     std::vector<std::pair<testing::ThroughputRow, core::CostInput>> rows;
     for (const auto& row : testing::throughputRows())
-        if (std::strcmp(row.device, device) == 0) rows.emplace_back(row, testing::inputYaml(testing::throughputScenario(row)));
-    const double heldKnee = argc > 2 ? std::atof(argv[2]) : -1;
+        if (std::strcmp(row.device, device) == 0 && row.batch / (row.gpus / (row.tp * row.pp)) >= leastMicroBatches)
+            rows.emplace_back(row, testing::inputYaml(testing::throughputScenario(row)));
     double bestMax = 1e9, bestE = 0, bestH = 0;
     for (double e = 0.30; e <= 1.0001; e += 0.005) {
         for (double half = heldKnee >= 0 ? heldKnee : 0.0; half <= (heldKnee >= 0 ? heldKnee : 40.0001); half += 0.25) {
