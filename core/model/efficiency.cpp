@@ -18,11 +18,12 @@ EfficiencyCurve efficiencyCurve(const std::string& deviceName) {
     // scaling, but on its compute-bound rows only: those whose steps run 8 or more
     // micro-batches per pipeline (70B to 462B; tests/tools/fit_efficiency h100-sxm 1.75 8),
     // worst residual 5.4 %. The curve is a compute efficiency; the table's rows up to
-    // 32B run 4 micro-batches a step, so their steps are as much the data-parallel
-    // reduce-scatter and gather as compute, and a fit over them put the model's
-    // pessimism about that exposure into the ceiling (0.645 over all nine rows, the
-    // 16B row binding at -9.2 %), which left every run of many micro-batches - the large
-    // §4.2 rows and every DGX Cloud row of measured.md - 5-10 % fast. The knee stays
+    // 32B run 4 micro-batches a step, so a quarter of their priced step is the
+    // data-parallel reduce-scatter and gather exposed behind one micro-batch, and a fit
+    // over them put the model's pessimism about that exposure into the ceiling (0.645
+    // over all nine rows, the 16B row binding at -9.2 %), which left the runs of many
+    // micro-batches fast: the large §4.2 rows by up to 9 %, measured.md's DGX Cloud rows
+    // by +0.4 to +15.7 % (tests/core/tst_measured.cpp). The knee stays
     // where the whole table put it after gradient clipping was priced (1.75 GFLOP): the
     // compute-bound rows' GEMMs are all too large to see it.
     static constexpr EfficiencyCurve kHopper{0.615, 1.75, "fit on the compute-bound rows of the Megatron-LM H100 weak-scaling table"};
