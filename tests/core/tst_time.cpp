@@ -32,8 +32,8 @@ std::string llama70b(const std::string& exec) {
 const std::map<QString, QString>& knownMisses() {
     static const std::map<QString, QString> kMisses = {
         {"Megatron-LM H100 16B",
-         "4 micro-batches a step under a 48-way data-parallel group: Tessera exposes a quarter of the step (0.25 of "
-         "0.96 s) as the fp32 gradient reduce-scatter behind the last micro-batch's backward and the gather before the "
+         "4 micro-batches a step under a 48-way data-parallel group: Tessera exposes about a quarter of the step "
+         "as the fp32 gradient reduce-scatter behind the last micro-batch's backward and the gather before the "
          "first forward. The curve is fitted on the compute-bound rows (model/efficiency.cpp), so this row shows that "
          "exposure's pessimism rather than hiding it in the ceiling; splitting the inter-node traffic over the node's "
          "NICs overcorrects it, the 1.7B and 7.1B rows turning far too fast (#15, the stop-37 note)"},
