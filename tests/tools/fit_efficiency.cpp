@@ -1,9 +1,10 @@
 // Fits the matmul efficiency curve (core/model/efficiency.h) of one device family
 // on the measured rows of reference/published.md §4 (tests/core/throughputrows.h):
 // a grid search for the (effMax, halfGflop) that minimises the worst relative error
-// of predicted TFLOP/s per GPU. Run: build/tests/tools/fit_efficiency a100-80gb [KNEE]; a
-// KNEE (GFLOP) holds the knee there and fits the ceiling alone, for a table whose GEMMs
-// are all too large to see it.
+// of predicted TFLOP/s per GPU. Run: build/tests/tools/fit_efficiency a100-80gb [KNEE [MINMB]];
+// a KNEE (GFLOP, -1 for free) holds the knee there and fits the ceiling alone, for a table
+// whose GEMMs are all too large to see it; MINMB fits only the rows that run at least that
+// many micro-batches a step (the H100 curve: h100-sxm 1.75 8).
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>

@@ -72,7 +72,7 @@ QChart* buildStepChart(const core::Estimate& e, std::int64_t microBatches, const
     // Rows bottom-up: the stages (stage 0 on top), the baseline, the strategy shown.
     std::vector<core::TimeBreakdown> stageRows;
     QStringList rows;
-    if (stepChartRows(e, false) > 1) {
+    if (stepChartShowsStages(e)) {
         for (auto s = e.stages.rbegin(); s != e.stages.rend(); ++s) {
             stageRows.push_back(stageBreakdown(e, *s, microBatches));
             rows << (s->hasMirror ? QObject::tr("device %1") : QObject::tr("stage %1")).arg(s->stage);  // dualpipe: a device of two stages
@@ -105,8 +105,8 @@ QChart* buildStepChart(const core::Estimate& e, std::int64_t microBatches, const
     // 1280 x 800 nine rows (pp 8) did. Each layout sizes the labels to their rows, down to 7 px.
     const QFont base = categories->labelsFont();
     QObject::connect(chart, &QChart::plotAreaChanged, categories, [categories, base, n = rows.size()](const QRectF& area) {
-        // A line fits its row (at 1280 x 800, pp 16's 17 rows are 10 px each): drawn whole,
-        // not truncated, since Qt's padding would elide even a 7 px line there.
+        // A line fits its row (the Pipeline view gives each row 15 px: stepChartMinimumHeight),
+        // drawn whole, not truncated, since Qt's padding would elide even a 7 px line.
         // Qt hides a label whose box (the line and ~3 px of padding) overlaps the one before.
         const double room = area.height() / double(std::max<qsizetype>(1, n)) - 4;
         QFont font = base;

@@ -18,11 +18,13 @@ namespace tessera::ui {
 
 inline constexpr int kStageRows = 16;
 
-// The bars buildStepChart draws: a row per stage (when kStageRows or fewer), the
-// baseline's, the step's.
+// Whether the chart draws a row per stage: for 2 to kStageRows stages.
+inline bool stepChartShowsStages(const core::Estimate& estimate) {
+    return estimate.stages.size() > 1 && estimate.stages.size() <= std::size_t(kStageRows);
+}
+// The bars buildStepChart draws: the stages' (when it shows them), the baseline's, the step's.
 inline int stepChartRows(const core::Estimate& estimate, bool baseline) {
-    const std::size_t stages = estimate.stages.size();
-    return (stages > 1 && stages <= std::size_t(kStageRows) ? int(stages) : 0) + (baseline ? 1 : 0) + 1;
+    return (stepChartShowsStages(estimate) ? int(estimate.stages.size()) : 0) + (baseline ? 1 : 0) + 1;
 }
 // The height at which every row keeps a readable label (Qt hides every other label once
 // rows are closer than a line and its padding): 15 px a row, and the title and axis.
