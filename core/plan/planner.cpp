@@ -6,6 +6,7 @@
 
 #include "model/estimate.h"
 #include "model/layercost.h"
+#include "plan/rounds.h"
 #include "plan/stagecost.h"
 
 namespace tessera::core {
@@ -43,6 +44,11 @@ void applyPlan(const Plan& plan, Strategy& st) {
 }
 
 namespace {
+
+// The most (stage, running total, residues) cells the partition's walks may visit over
+// every histogram of residues (plan/rounds.h) before the stated partition is kept: a
+// DeepSeek-V3-sized model at pp 16, vpp 2 needs about 20,000; vpp 4 about 4 million.
+constexpr std::uint64_t kMaxWalkCells = 2'000'000;
 
 std::uint8_t addClass(std::vector<RecomputeClass>& classes, std::vector<std::string>& names, const RecomputeClass& c,
                       const std::string& name) {
@@ -259,33 +265,34 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
         }
         return r;
     };
-    // Under interleaving the partition is planned for a model of one layer kind, over the
-    // stages' totals with each stage's chunks even (planner.h).
+    // The partition is planned over stage totals, each stage's chunks even (planner.h).
+    // Where a chunk sits matters once the layers are of several kinds and a stage has
+    // several chunks: the walks over the stages then carry where the chunks are
+    // (plan/rounds.h), and a space too large to walk in a plan's time is kept as stated.
     const bool oneKind = std::all_of(m.layerKind.begin(), m.layerKind.end(), [&](std::uint8_t k) { return k == m.layerKind.front(); });
     const bool splitTower = !st.visionBlocks.empty();
-    const bool planPartition = request.partition && p > 1 && (v == 1 || oneKind) && !splitTower;
-    if (request.partition && splitTower) {
-        const std::string why = "the partition is not planned with the vision tower split over stages (exec.vision_partition): "
-                                "the stated pp_partition is kept";
-        out.note = out.note.empty() ? why : out.note + "; " + why;
+    std::vector<plan::Rounds> walks;
+    if (v == 1 || oneKind) {
+        walks.emplace_back(p, v, placed);
+    } else if (const std::int64_t from = plan::Rounds::leastFloors(p, v, placed);
+               from < placed - 1 && std::all_of(m.layerKind.begin() + from, m.layerKind.begin() + (placed - 1),
+                                                [&](std::uint8_t k) { return k == m.layerKind[std::size_t(from)]; })) {
+        walks.push_back(plan::Rounds::anchored(p, v, placed, from));
+    } else {
+        for (auto& g : plan::Rounds::guesses(p, v, placed)) walks.emplace_back(p, v, placed, std::move(g));
     }
-    if (request.partition && v > 1 && !oneKind) {
-        const std::string why = "the partition is not planned under interleaving (vpp " + std::to_string(v) +
-                                ") for a model of several layer kinds: which kinds a stage holds depends on every "
-                                "other stage's chunks (planner.h)";
-        out.note = out.note.empty() ? why : out.note + "; " + why;
-    }
-    // The stage holding layers [i, j) of the stages' running total: one range, or with
-    // chunks the total split evenly over them, the extra layers on the later chunks (as
-    // the even split places them). With one kind a chunk's place in model order changes
-    // nothing its stage costs, so each chunk is counted from i.
-    // (Written in place: a StageRanges is a kilobyte, and the programme asks this often.)
-    auto hold = [&](detail::StageRanges& h, std::int64_t i, std::int64_t j) -> const detail::StageRanges& {
-        const std::int64_t n = j - i;
-        for (std::int64_t c = 0; c < v; ++c)
-            h.start[std::size_t(c)] = i, h.count[std::size_t(c)] = n / v + (c >= v - n % v ? 1 : 0);
-        return h;
-    };
+    std::uint64_t walkCells = 0;
+    for (const plan::Rounds& w : walks) walkCells += w.plain() ? 0 : w.cells();
+    const bool tooLarge = request.partition && p > 1 && walkCells > kMaxWalkCells;
+    const bool planPartition = request.partition && p > 1 && !splitTower && !tooLarge;
+    auto addNote = [&](const std::string& why) { out.note = out.note.empty() ? why : out.note + "; " + why; };
+    if (request.partition && splitTower)
+        addNote("the partition is not planned with the vision tower split over stages (exec.vision_partition): "
+                "the stated pp_partition is kept");
+    if (tooLarge && !splitTower)
+        addNote("the partition is not planned: under interleaving (vpp " + std::to_string(v) + ") with several layer kinds, "
+                "where each stage's chunks sit takes " + std::to_string(walkCells) + " walk states to plan exactly, past the " +
+                std::to_string(kMaxWalkCells) + " the planner takes on (plan/rounds.h); the stated pp_partition is kept");
     bool fits = true;
     if (!planPartition) {
         // The strategy's partition, or the even split (a remainder on the last chunks).
@@ -296,36 +303,38 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
                     st.partition.empty() ? ctx.chunkLayers(c, s) : st.partition[std::size_t(c)][std::size_t(s)];
         for (std::int64_t s = 0; s < p; ++s) fits = fits && stageChoice(s, rangesOf(s)).fits;
     } else {
-        // Labels per (stage, layers placed so far), as one pool with each cell's span.
-        // A lower bound on what a partial plan can still become: the later layers at their
-        // plain time, nothing else. A complete plan's step bounds the search: the even
-        // split's where it fits, else pass 0's, which keeps one label per cell (the one
-        // whose bound is least). Pass 1 keeps every label not covered by another and drops
-        // those whose bound already exceeds the plan in hand.
-        std::vector<double> rest(std::size_t(placed + 1), 0);
-        for (std::int64_t l = placed + extraLast - 1; l >= 0; --l)
-            rest[std::size_t(std::min(l, placed))] += baseTime[m.layerKind[std::size_t(l)]];
-        for (std::int64_t j = placed - 1; j >= 0; --j) rest[std::size_t(j)] += rest[std::size_t(j + 1)];
-        // And the later stages' straggler holds at least its share of the later layers
-        // (by count at the fastest kind's time, and by time).
+        // Labels per (stage, running total, residues' histogram), as one pool with each
+        // cell's span. A lower bound on what a partial plan can still become: the layers
+        // not yet placed at their plain time, nothing else. A complete plan's step bounds
+        // the search: the even split's where it fits, else pass 0's, which keeps one label
+        // per cell (the one whose bound is least). Pass 1 keeps every label not covered by
+        // another and drops those whose bound already exceeds the plan in hand.
+        std::vector<double> before(std::size_t(placed + 1), 0);  // layers [0, l) at their plain time
+        for (std::int64_t l = 0; l < placed; ++l) before[std::size_t(l + 1)] = before[std::size_t(l)] + baseTime[m.layerKind[std::size_t(l)]];
+        double total = before[std::size_t(placed)];
+        for (std::int64_t l = placed; l < placed + extraLast; ++l) total += baseTime[m.layerKind[std::size_t(l)]];
+        // The later stages' straggler holds at least its share of the later layers (by
+        // count at the fastest kind's time, and by time).
         const double fastest = *std::min_element(baseTime.begin(), baseTime.end());
-        auto laterFloor = [&](std::int64_t s, std::int64_t j) {
+        auto laterFloor = [&](std::int64_t s, std::int64_t j, double rest) {
             if (s + 1 >= p) return 0.0;
             const std::int64_t later = p - 1 - s, left = placed - j;
-            return std::max(double((left + later - 1) / later) * fastest, rest[std::size_t(j)] / double(later));
-        };
-        auto bound = [&](const Label& x, std::int64_t j) {
-            Label y = x;
-            y.sumX += rest[std::size_t(j)];
-            return step(y);
+            return std::max(double((left + later - 1) / later) * fastest, rest / double(later));
         };
         std::vector<Label> pool, cell;
-        std::vector<std::pair<std::int32_t, std::int32_t>> span(std::size_t(p) * std::size_t(placed + 1), {0, 0});
-        auto at = [&](std::int64_t s, std::int64_t j) -> auto& { return span[std::size_t(s) * std::size_t(placed + 1) + std::size_t(j)]; };
+        std::vector<std::pair<std::int32_t, std::int32_t>> span;
+        std::vector<std::pair<std::int64_t, std::int64_t>> held;  // scratch: what the earlier stages hold
+        // The stage of n layers after running total i and residues h, written in place (a
+        // StageRanges is a kilobyte, and the programme asks this often).
         detail::StageRanges r;
+        auto hold = [](detail::StageRanges& out, const plan::Rounds& rounds, std::int64_t i, std::size_t h,
+                       std::int64_t n) -> const detail::StageRanges& {
+            rounds.place(out, i, h, n);
+            return out;
+        };
         double ceiling = request.ceiling;
         bool upper = false;  // a plan in hand: the even split fits
-        // The even split, where it fits, bounds the search at once and pass 1 is not needed.
+        // The even split, where it fits, bounds the search at once and pass 0 is not needed.
         {
             const detail::StageContext ctx(work);
             Label even;
@@ -337,101 +346,181 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
             }
             if (all) ceiling = std::min(ceiling, step(even)), upper = true;
         }
-        for (int pass = upper ? 1 : 0; pass < 2; ++pass) {
+        // The first running total after stage s that histogram h allows, from jFirst on
+        // (past jLast when h counts more stages than s + 1).
+        auto firstTotal = [&](const plan::Rounds& rounds, std::int64_t s, std::size_t h, std::int64_t jFirst) {
+            if (rounds.plain()) return jFirst;
+            if (rounds.stagesOf(h) > s + 1) return placed + 1;
+            std::int64_t j = rounds.extraOf(h) + (s + 1) * v;  // a whole number of floors, one a stage at least
+            return j >= jFirst ? j : j + (jFirst - j + v - 1) / v * v;
+        };
+        double bestStep = std::numeric_limits<double>::infinity();
+        std::vector<std::int64_t> totals;  // the best plan's layers per stage
+        // One walk over the stages for residues `rounds`; whether any plan reached the end.
+        auto walk = [&](const plan::Rounds& rounds, int pass) {
+            const std::size_t hs = rounds.histograms(), cols = std::size_t(placed + 1) * hs;
+            auto at = [&](std::int64_t s, std::int64_t j, std::size_t h) -> auto& {
+                return span[std::size_t(s) * cols + std::size_t(j) * hs + h];
+            };
+            auto rest = [&](std::int64_t j, std::size_t h) {
+                if (j == placed) return total - before[std::size_t(placed)];
+                double done = 0;
+                rounds.held(j, h, held);
+                for (const auto& [a, b] : held) done += before[std::size_t(std::min(b, placed))] - before[std::size_t(std::min(a, placed))];
+                return total - done;
+            };
             pool.clear();
-            std::fill(span.begin(), span.end(), std::make_pair(0, 0));
+            span.assign(std::size_t(p) * cols, {0, 0});
+            const std::int64_t residues = rounds.plain() ? 1 : v, stride = rounds.plain() ? 1 : v;
+            // Per histogram, the least and most running totals the stage before holds
+            // partial plans at (so that a stage's totals are walked only where they extend one).
+            std::vector<std::int64_t> lo(hs, 0), hi(hs, -1), nextLo(hs), nextHi(hs);
             for (std::int64_t s = 0; s < p; ++s) {
                 // Every chunk holds a layer at least: a stage v layers, the later ones v each.
                 const std::int64_t jFirst = s == p - 1 ? placed : (s + 1) * v, jLast = placed - (p - 1 - s) * v;
-                for (std::int64_t j = jFirst; j <= jLast; ++j) {
-                    cell.clear();
-                    double kept = 0;  // pass 0: the bound of the one label kept
-                    // The later stages' straggler takes at least this long, so a partial plan's
-                    // own maximum below it no longer matters: raised to it, labels that differ
-                    // only there merge (exact: the whole plan's maximum is the same).
-                    const double floorX = gpipe ? 0.0 : laterFloor(s, j);
-                    auto add = [&](Label x) {
-                        x.maxX = std::max(x.maxX, floorX);
-                        const double b = bound(x, j);
-                        if (b > ceiling * (1 + 1e-12)) return;
-                        if (pass == 1) return insert(cell, x, gpipe);
-                        if (cell.empty() || b < kept) cell.assign(1, x), kept = b;
-                    };
-                    for (std::int64_t i = s == 0 ? 0 : j - v; i >= (s == 0 ? 0 : s * v); --i) {
-                        // A stage of n layers takes at least n of the fastest layer's time, and the
-                        // step at least m times that: past the plan in hand, no need to ask.
-                        if (double(st.mbn) * double(j - i) * fastest > ceiling * (1 + 1e-12)) break;
-                        const StageChoice& c = stageChoice(s, hold(r, i, j));  // memoised: pass 1 asks again cheaply
-                        if (!c.fits) break;  // a stage holding more layers fits no better
-                        // Nor is it faster, and the step is at least m times any stage's time.
-                        if (double(st.mbn) * c.perMicroBatch > ceiling * (1 + 1e-12)) break;
-                        if (s == 0) {
-                            add(extend(Label{}, c));
-                            continue;
+                std::fill(nextLo.begin(), nextLo.end(), placed + 1), std::fill(nextHi.begin(), nextHi.end(), -1);
+                for (std::size_t h2 = s == p - 1 ? rounds.endFirst() : 0; h2 < hs; ++h2)
+                    for (std::int64_t j = firstTotal(rounds, s, h2, jFirst); j <= jLast; j += stride) {
+                        cell.clear();
+                        double kept = 0;  // pass 0: the bound of the one label kept
+                        const double left = rest(j, h2);
+                        // The later stages' straggler takes at least this long, so a partial plan's
+                        // own maximum below it no longer matters: raised to it, labels that differ
+                        // only there merge (exact: the whole plan's maximum is the same).
+                        const double floorX = gpipe ? 0.0 : laterFloor(s, j, left);
+                        auto add = [&](Label x) {
+                            x.maxX = std::max(x.maxX, floorX);
+                            Label y = x;
+                            y.sumX += left;
+                            const double b = step(y);
+                            if (b > ceiling * (1 + 1e-12)) return;
+                            if (pass == 1) return insert(cell, x, gpipe);
+                            if (cell.empty() || b < kept) cell.assign(1, x), kept = b;
+                        };
+                        // This stage's residue, then its total from the least upwards: a stage
+                        // holding more layers of one residue holds those of fewer and more.
+                        for (std::int64_t res = 0; res < residues; ++res) {
+                            const std::size_t h = rounds.without(h2, res);
+                            if (h == plan::Rounds::npos) continue;
+                            if (s == 0 && (h != 0 || (!rounds.plain() && j % v != res))) continue;
+                            // From the least total that reaches a partial plan to the most.
+                            const std::int64_t nFrom = s == 0 ? j : std::max(v + res, j - hi[h]);
+                            for (std::int64_t n = nFrom; s == 0 ? n == j : j - n >= std::max(s * v, lo[h]); n += stride) {
+                                const std::int64_t i = j - n;
+                                // A stage of n layers takes at least n of the fastest layer's time, and the
+                                // step at least m times that: past the plan in hand, no need to ask.
+                                if (double(st.mbn) * double(n) * fastest > ceiling * (1 + 1e-12)) break;
+                                const auto [b, e] = s == 0 ? std::pair<std::int32_t, std::int32_t>{0, 1} : at(s - 1, i, h);
+                                if (b == e) continue;  // no partial plan to extend
+                                const StageChoice& c = stageChoice(s, hold(r, rounds, i, h, n));  // memoised
+                                if (!c.fits) break;  // a stage holding more layers fits no better
+                                // Nor is it faster, and the step is at least m times any stage's time.
+                                if (double(st.mbn) * c.perMicroBatch > ceiling * (1 + 1e-12)) break;
+                                if (s == 0) {
+                                    add(extend(Label{}, c));
+                                    break;
+                                }
+                                for (std::int32_t k = b; k < e; ++k) {
+                                    Label x = extend(pool[std::size_t(k)], c);
+                                    x.from = std::int32_t(i), x.fromLabel = k;
+                                    add(x);
+                                }
+                            }
                         }
-                        const auto [b, e] = at(s - 1, i);
-                        for (std::int32_t k = b; k < e; ++k) {
-                            Label x = extend(pool[std::size_t(k)], c);
-                            x.from = std::int32_t(i), x.fromLabel = k;
-                            add(x);
-                        }
+                        at(s, j, h2) = {std::int32_t(pool.size()), std::int32_t(pool.size() + cell.size())};
+                        if (!cell.empty()) nextLo[h2] = std::min(nextLo[h2], j), nextHi[h2] = std::max(nextHi[h2], j);
+                        pool.insert(pool.end(), cell.begin(), cell.end());
                     }
-                    at(s, j) = {std::int32_t(pool.size()), std::int32_t(pool.size() + cell.size())};
-                    pool.insert(pool.end(), cell.begin(), cell.end());
+                lo.swap(nextLo), hi.swap(nextHi);
+            }
+            std::int32_t best = -1;
+            bool ends = false;
+            for (std::size_t h = rounds.endFirst(); h <= rounds.endLast(); ++h) {
+                const auto [b, e] = at(p - 1, placed, h);
+                ends = ends || b < e;
+                for (std::int32_t k = b; k < e; ++k) {
+                    const double x = step(pool[std::size_t(k)]);
+                    ceiling = std::min(ceiling, x);
+                    if (pass == 1 && x < bestStep) bestStep = x, best = k;
                 }
             }
-            const auto [b, e] = at(p - 1, placed);
-            if (b == e) break;  // nothing fits (or nothing under the request's ceiling): no second pass
-            for (std::int32_t k = b; k < e; ++k) ceiling = std::min(ceiling, step(pool[std::size_t(k)]));
+            if (pass == 1) out.labels += pool.size();
+            if (best >= 0) {  // the layers per stage, from the last stage's label back
+                totals.assign(std::size_t(p), 0);
+                for (std::int64_t s = p - 1, j = placed; s >= 0; --s) {
+                    const Label& x = pool[std::size_t(best)];
+                    const std::int64_t i = s == 0 ? 0 : x.from;
+                    totals[std::size_t(s)] = j - i;
+                    j = i, best = x.fromLabel;
+                }
+            }
+            return ends;
+        };
+        for (int pass = upper ? 1 : 0; pass < 2; ++pass) {
+            bool any = false;
+            for (const plan::Rounds& w : walks) any = walk(w, pass) || any;
+            if (!any) break;  // nothing fits (or nothing under the request's ceiling): no second pass
         }
-        out.labels = pool.size();
-        const auto [b, e] = at(p - 1, placed);
-        std::int32_t best = -1;
-        for (std::int32_t k = b; k < e; ++k)
-            if (best < 0 || step(pool[std::size_t(k)]) < step(pool[std::size_t(best)])) best = k;
-        if (best < 0 && std::isfinite(request.ceiling)) {
+        if (!totals.empty()) out.walkedStep = bestStep;
+        if (totals.empty() && std::isfinite(request.ceiling)) {
             // Nothing under the caller's ceiling (or nothing fits): no use to it either way.
             out.bounded = true;
             out.why = "no plan is faster than the ceiling asked for";
             out.stageProblems = solver.problems();
             return out;
         }
-        if (best >= 0) {
-            std::int64_t j = placed;
-            for (std::int64_t s = p - 1; s >= 0; --s) {
-                const Label& x = pool[std::size_t(best)];
-                const std::int64_t i = s == 0 ? 0 : x.from;
-                hold(r, i, j);
-                for (std::int64_t c = 0; c < v; ++c) grid[std::size_t(c)][std::size_t(s)] = r.count[std::size_t(c)];
-                j = i, best = x.fromLabel;
-            }
-        } else {
+        if (totals.empty()) {
             // Nothing fits: the partition whose worst stage misses least, at the lightest options.
             fits = false;
-            std::vector<Bytes> worst(std::size_t(p) * std::size_t(placed + 1), detail::kMaxCountedBytes);
-            std::vector<std::int64_t> from(worst.size(), 0);
-            auto cellOf = [&](std::int64_t s, std::int64_t j) { return std::size_t(s) * std::size_t(placed + 1) + std::size_t(j); };
-            for (std::int64_t s = 0; s < p; ++s) {
-                const std::int64_t jFirst = s == p - 1 ? placed : (s + 1) * v, jLast = placed - (p - 1 - s) * v;
-                for (std::int64_t j = jFirst; j <= jLast; ++j)
-                    for (std::int64_t i = (s == 0 ? 0 : j - v); i >= (s == 0 ? 0 : s * v); --i) {
-                        const Bytes here = stageChoice(s, hold(r, i, j)).lightest;
-                        // A stage holding more layers (a smaller i) needs no less: past the best, stop.
-                        if (here >= worst[cellOf(s, j)]) break;
-                        const Bytes w = s == 0 ? here : std::max(here, worst[cellOf(s - 1, i)]);
-                        if (w < worst[cellOf(s, j)]) worst[cellOf(s, j)] = w, from[cellOf(s, j)] = i;
-                    }
-            }
-            std::int64_t j = placed;
-            for (std::int64_t s = p - 1; s >= 0; --s) {
-                const std::int64_t i = s == 0 ? 0 : from[cellOf(s, j)];
-                hold(r, i, j);
-                for (std::int64_t c = 0; c < v; ++c) grid[std::size_t(c)][std::size_t(s)] = r.count[std::size_t(c)];
-                j = i;
+            Bytes bestWorst = detail::kMaxCountedBytes;
+            for (const plan::Rounds& rounds : walks) {
+                const std::size_t hs = rounds.histograms(), cols = std::size_t(placed + 1) * hs;
+                std::vector<Bytes> worst(std::size_t(p) * cols, detail::kMaxCountedBytes);
+                std::vector<std::int64_t> from(worst.size(), 0);
+                auto cellOf = [&](std::int64_t s, std::int64_t j, std::size_t h) { return std::size_t(s) * cols + std::size_t(j) * hs + h; };
+                const std::int64_t residues = rounds.plain() ? 1 : v, stride = rounds.plain() ? 1 : v;
+                for (std::int64_t s = 0; s < p; ++s) {
+                    const std::int64_t jFirst = s == p - 1 ? placed : (s + 1) * v, jLast = placed - (p - 1 - s) * v;
+                    for (std::size_t h2 = s == p - 1 ? rounds.endFirst() : 0; h2 < hs; ++h2)
+                        for (std::int64_t j = firstTotal(rounds, s, h2, jFirst); j <= jLast; j += stride) {
+                            Bytes& w = worst[cellOf(s, j, h2)];
+                            for (std::int64_t res = 0; res < residues; ++res) {
+                                const std::size_t h = rounds.without(h2, res);
+                                if (h == plan::Rounds::npos) continue;
+                                if (s == 0 && (h != 0 || (!rounds.plain() && j % v != res))) continue;
+                                for (std::int64_t n = s == 0 ? j : v + res; s == 0 ? n == j : j - n >= s * v; n += stride) {
+                                    const std::int64_t i = j - n;
+                                    if (s > 0 && worst[cellOf(s - 1, i, h)] == detail::kMaxCountedBytes) continue;
+                                    const Bytes here = stageChoice(s, hold(r, rounds, i, h, n)).lightest;
+                                    // A stage holding more layers needs no less: past the best, stop.
+                                    if (here >= w) break;
+                                    const Bytes x = s == 0 ? here : std::max(here, worst[cellOf(s - 1, i, h)]);
+                                    if (x < w) w = x, from[cellOf(s, j, h2)] = i;
+                                    if (s == 0) break;
+                                }
+                            }
+                        }
+                }
+                std::size_t end = rounds.endFirst();
+                for (std::size_t h = end; h <= rounds.endLast(); ++h)
+                    if (worst[cellOf(p - 1, placed, h)] < worst[cellOf(p - 1, placed, end)]) end = h;
+                if (worst[cellOf(p - 1, placed, end)] >= bestWorst) continue;
+                bestWorst = worst[cellOf(p - 1, placed, end)];
+                totals.assign(std::size_t(p), 0);
+                for (std::int64_t s = p - 1, j = placed, h = std::int64_t(end); s >= 0; --s) {
+                    const std::int64_t i = s == 0 ? 0 : from[cellOf(s, j, std::size_t(h))];
+                    totals[std::size_t(s)] = j - i;
+                    h = std::int64_t(rounds.without(std::size_t(h), rounds.plain() ? 0 : (j - i) % v));
+                    j = i;
+                }
             }
         }
+        for (std::int64_t s = 0; s < p; ++s)
+            for (std::int64_t c = 0; c < v; ++c) {
+                const std::int64_t n = totals[std::size_t(s)];
+                grid[std::size_t(c)][std::size_t(s)] = n / v + (c >= v - n % v ? 1 : 0);
+            }
     }
-
     // Every layer's class from its stage's choice: per (chunk, type) the options with
     // more recompute on the earlier layers (as the seed assigns them).
     out.planned = true;

@@ -18,21 +18,24 @@
 //     closed form. Taking each stage's fastest fitting choice is optimal for the
 //     step: a stage's time enters the step with weight at least one (1F1B, GPipe),
 //     and more recompute can shorten its exposed reduction by no more than it adds.
-//  2. The partition (vpp 1) is a dynamic programme over (stage, layers placed) whose
-//     labels are Pareto sets of the partial sums and maxima the makespan formula
-//     reads (sum and max of the stage times, the largest tail), so the optimum of a
-//     formula that is neither a sum nor a max is exact.
+//  2. The partition is a dynamic programme over (stage, layers placed) whose labels
+//     are Pareto sets of the partial sums and maxima the makespan formula reads (sum
+//     and max of the stage times, the largest tail), so the optimum of a formula that
+//     is neither a sum nor a max is exact.
 //
-// With vpp > 1 the partition is planned over the stages' totals, each stage's chunks
-// split evenly (the extra layers on its later chunks, as the even split places them),
-// for a model whose layers are all of one kind: then a stage's cost depends on its
-// total alone, and the programme above runs unchanged. The interleaved closed form
+// With vpp > 1 the partition is planned as stage totals, each stage's chunks split
+// evenly (the extra layers on its later chunks). The interleaved closed form
 // (pipeline/closedform.h) reads only a stage's total time, as if its chunks were
 // equal, so chunks are not planned apart: a plan piling a stage's layers into its
 // least-held chunk would need the least memory and be priced as fast, though its
-// bubble grows (#14 prices schedules from their events). With several kinds, which a
-// stage holds depends on every other stage's chunks: the partition stays as stated,
-// and Plan::note says so. The layers' options are planned either way.
+// bubble grows (#14 prices schedules from their events). With one layer kind a
+// stage's cost depends on its total alone. With several, which kinds a stage's chunks
+// hold depends on the other stages' totals too (round c starts after every stage's
+// chunk c−1): the programme then also carries the stages' residues (n mod vpp), and
+// where the later rounds are not all of one kind it walks once per histogram of them
+// (plan/rounds.h), still exact over the same family; past a walk size a plan's time
+// cannot afford, the partition stays as stated and Plan::note says so. The layers'
+// options are planned either way.
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -52,7 +55,7 @@ inline constexpr const char* kPlanOptionNames[kPlanOptions] = {"NONE", "SLCT", "
 RecomputeClass planOptionClass(PlanOption option, OpMask selectiveKeep);
 
 struct PlanRequest {
-    bool partition = true;   // choose the layers per stage (vpp 1); else keep the strategy's
+    bool partition = true;   // choose the layers per stage and chunk; else keep the strategy's
     bool recompute = true;   // choose every layer's option; else keep what the strategy states
     OpMask selectiveKeep = kOpAll;  // what SLCT keeps: the run's selective recompute (planexec.h planRequest)
     OpMask ruleKeep = kOpAll;       // what a bare `selective` range means: selectiveRuleMask(rule, flash, sp)
@@ -83,6 +86,9 @@ struct Plan {
     OpMask ruleKeep = kOpAll;  // the request's: a class keeping this is written as a bare `selective`
     // As the cost model prices the plan (evaluate() of it; tst_plan holds the two equal).
     double stepSeconds = 0;
+    // The step as the partition's walk priced the plan it chose (NaN: no walk chose it);
+    // tst_plan holds it to stepSeconds, so that a walk that places a chunk wrong shows.
+    double walkedStep = std::numeric_limits<double>::quiet_NaN();
     Bytes peakMemory = 0, budget = 0;
     // Per stage: the planned peak; when nothing fits, the lightest plan's peak and by
     // how much it misses the budget (0 where that stage fits).

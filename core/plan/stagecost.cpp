@@ -1,6 +1,7 @@
 #include "plan/stagecost.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <limits>
 
@@ -22,15 +23,17 @@ StageSolver::StageSolver(CostInput& work, std::vector<LayerType> types, Bytes bu
     const std::int64_t layers = std::int64_t(work.model.layerKind.size());
     // With offload a stage's problem depends on the order of its layers too (which come
     // first): the byte keys, which carry it.
-    m_packed = !typeOf && std::size_t(m_chunks) * m_types.size() <= 4 && layers < (1 << 14) && work.strategy.pp < 128 &&
-               work.strategy.visionBlocks.empty();
+    // Each count in as many bits as the layers need, after seven for the stage (or role).
+    m_bits = std::max(1, int(std::bit_width(std::uint64_t(layers))));
+    m_packed = !typeOf && 7 + std::size_t(m_chunks) * m_types.size() * std::size_t(m_bits) <= 64 &&
+               work.strategy.pp < 128 && work.strategy.visionBlocks.empty();
 }
 
 namespace {
 
-std::uint64_t packed(std::int64_t tag, const std::int32_t* counts, std::size_t n) {
+std::uint64_t packed(std::int64_t tag, const std::int32_t* counts, std::size_t n, int bits) {
     std::uint64_t k = std::uint64_t(tag);
-    for (std::size_t i = 0; i < n; ++i) k = (k << 14) | std::uint64_t(counts[i]);
+    for (std::size_t i = 0; i < n; ++i) k = (k << bits) | std::uint64_t(counts[i]);
     return k;
 }
 
@@ -57,7 +60,7 @@ const StageSolver::Frame& StageSolver::frame(std::int64_t stage, const detail::S
     std::uint64_t pk = 0;
     std::string k;
     if (m_packed) {
-        pk = packed(role, typeCounts, n);
+        pk = packed(role, typeCounts, n, m_bits);
         if (auto it = m_frameByPack.find(pk); it != m_frameByPack.end()) return m_frames[it->second];
     } else {
         k = key(role, typeCounts, n) + order + static_cast<char>(offload & 0x7f) + static_cast<char>(offload >> 7);
@@ -88,7 +91,7 @@ const StageChoice& StageSolver::solve(std::int64_t stage, const detail::StageRan
     std::uint64_t pk = 0;
     std::string k;
     if (m_packed) {
-        pk = packed(stage, typeCounts, n);
+        pk = packed(stage, typeCounts, n, m_bits);
         if (auto it = m_choiceByPack.find(pk); it != m_choiceByPack.end()) return m_choices[it->second];
     }
     std::string order;  // with offload: the types of chunk 0's layers in the order the stage runs them
@@ -228,11 +231,16 @@ StageChoice StageSolver::choose(std::int64_t stage, const Frame& f, const std::i
         const Bytes working = wholeBytes(level + f.workingRest);
         const double cap = double(m_budget) - double(f.fixed) - double(working);
         // The lightest this level allows: every layer at its chain's last option.
-        {
-            double kept = head;
-            for (const Entry& e : entries) kept += e.weight * e.n * m_types[e.slot % T].options[e.chain[e.length - 1]].kept;
-            best.lightest = std::min(best.lightest, f.fixed + wholeBytes(kept) + working);
+        // Per entry, the least what it and the entries after it can keep (to cut the
+        // enumeration where nothing below a branch fits).
+        thread_local std::vector<double> leastFrom;
+        leastFrom.assign(entries.size() + 1, 0);
+        for (std::size_t i = entries.size(); i-- > 0;) {
+            const Entry& e = entries[i];
+            leastFrom[i] = leastFrom[i + 1] + e.weight * e.n * m_types[e.slot % T].options[e.chain[e.length - 1]].kept;
         }
+        best.lightest = std::min(best.lightest, f.fixed + wholeBytes(head + leastFrom[0]) + working);
+        if (head + leastFrom[0] > cap) continue;  // nothing fits at this level
         // Enumerate the options of every entry but the last, and of the last all but
         // its first two; between those two, the fewest on the second that fit.
         std::fill(counts.begin(), counts.end(), 0);
@@ -266,6 +274,10 @@ StageChoice StageSolver::choose(std::int64_t stage, const Frame& f, const std::i
             const Entry& e = entries[entry];
             const std::vector<OptionCost>& opts = m_types[e.slot % T].options;
             if (entry == last && pos >= e.length) return leaf(kept, rec, left);
+            // Cut a branch that is already slower than the best choice in hand (recompute
+            // only adds up), or in which even the lightest options left do not fit.
+            if (rec > bestX) return;
+            if (kept + e.weight * left * opts[e.chain[e.length - 1]].kept + leastFrom[entry + 1] > cap) return;
             std::int32_t& slot = counts[e.slot * kMaxTypeOptions + e.chain[pos]];
             const OptionCost& o = opts[e.chain[pos]];
             if (entry != last && pos + 1 == e.length) {  // the rest of this entry takes its last option

@@ -86,9 +86,9 @@ private:
     Bytes m_budget;
     PipelineShape m_shape;
     std::int64_t m_chunks;
-    // Memo keys: (tag, counts) packed in 64 bits when they fit (four counts below 2^14),
-    // else as bytes.
+    // Memo keys: (tag, counts) packed in 64 bits when they fit (m_bits a count), else as bytes.
     bool m_packed = false;
+    int m_bits = 14;
     std::unordered_map<std::uint64_t, std::size_t> m_frameByPack, m_choiceByPack;
     std::unordered_map<std::string, std::size_t> m_frameIndex, m_choiceIndex;
     std::deque<Frame> m_frames;        // deques: what solve() returns stays where it is

@@ -245,6 +245,24 @@ private slots:
                         << QString::fromStdString(scenario(QString::fromStdString(dense).arg(layers).toStdString(), pp, 2, 2 * pp,
                                                            "interleaved", 1, layers))
                         << true << false;
+        // Interleaved with several layer kinds (dense layers, MoE layers, the MTP layer):
+        // which kinds a stage's chunks hold depends on every other stage's totals. With
+        // one dense layer the later rounds hold MoE layers only, wherever they sit (the
+        // anchored walk); with three, some partitions put a dense layer in a later round,
+        // and the planner walks each histogram of the stages' residues (plan/rounds.h).
+        for (int dense : {1, 3})
+            for (std::int64_t placed : {5, 6, 7})
+                for (std::int64_t pp : {2, 3})
+                    for (std::int64_t vpp : {2, 3})
+                        if (placed >= pp * vpp && placed - 1 > dense)
+                            for (std::int64_t mbn : {pp, 2 * pp}) {
+                                QString model = QString::fromStdString(mixed).arg(placed - 1);
+                                model.replace("first_k_dense_replace: 1", QString("first_k_dense_replace: %1").arg(dense));
+                                QTest::newRow(qPrintable(QString("mixed %1 dense %2 layers pp%3 vpp%4 interleaved m%5 partition")
+                                                             .arg(dense).arg(placed).arg(pp).arg(vpp).arg(mbn)))
+                                    << QString::fromStdString(scenario(model.toStdString(), pp, vpp, mbn, "interleaved", 1, placed))
+                                    << true << false;
+                            }
     }
     void bruteForce() {
         QFETCH(QString, yaml);
@@ -273,6 +291,10 @@ private slots:
                 continue;
             }
             QVERIFY2(plan.peakMemory <= budget, qPrintable(where));
+            // The walk priced its plan as the cost model does: every chunk where it sits.
+            if (partitions)
+                QVERIFY2(std::abs(plan.walkedStep - plan.stepSeconds) <= 1e-12 * plan.stepSeconds,
+                         qPrintable(where + QString(": walked %1 s, priced %2 s").arg(plan.walkedStep, 0, 'g', 17).arg(plan.stepSeconds, 0, 'g', 17)));
             // The interleaved closed form weighs a stage that is not the straggler by
             // 1/vpp, while recompute shortens its exposed gradient reduction one for one:
             // the cost model then prices a slower backward as a faster step. The planner
@@ -388,6 +410,51 @@ private slots:
         std::int64_t layers = 0;
         for (std::int64_t n : plan.partition.front()) layers += n;
         QCOMPARE(layers, std::int64_t{62});
+    }
+
+    // Interleaved DeepSeek-V3 (three dense layers, 58 MoE, the MTP layer; pp 16, vpp 2):
+    // the even split does not fit 80 GiB; the planned partition does, its walk priced as
+    // the cost model prices it. A model whose later rounds mix kinds over a space too
+    // large to walk keeps its stated partition, and the plan says why.
+    void interleavedSeveralKinds() {
+        std::string even;  // 62 layers over 32 chunks: one on the first two, two on the rest
+        for (int c = 0; c < 2; ++c) {
+            even += c ? ",[" : "[[";
+            for (int s = 0; s < 16; ++s) even += std::string(s ? "," : "") + (c == 0 && s < 2 ? "1" : "2");
+            even += c ? "]]" : "]";
+        }
+        const QStringList interleaved{"exec.pp_schedule=interleaved", "exec.vpp=2", "exec.micro_batch_num=128",
+                                      "exec.global_batch_size=16384", QString::fromStdString("exec.pp_partition=" + even)};
+        const ResolvedScenario r = resolve(presetWith("deepseek-v3-h800x2048-1f1b", interleaved));
+        const CostInput in = costInput(r);
+        QVERIFY(evaluate(in).peakMemory > Bytes{80} << 30);
+        const Plan plan = planStrategy(in, planRequest(r));
+        QVERIFY2(plan.note.empty(), plan.note.c_str());
+        QVERIFY(plan.fits);
+        QVERIFY(plan.peakMemory <= Bytes{80} << 30);
+        QCOMPARE(plan.walkedStep, plan.stepSeconds);
+        QCOMPARE(plan.partition.size(), std::size_t(2));
+        std::int64_t layers = 0;
+        for (const auto& chunk : plan.partition)
+            for (std::int64_t n : chunk) layers += n;
+        QCOMPARE(layers, std::int64_t{62});
+
+        // 127 body layers, the first 60 dense, at vpp 3: a dense layer can sit in any round.
+        QStringList wide = interleaved;
+        std::string grid;  // 128 layers over 48 chunks, the extra ones on the last 32
+        for (int c = 0; c < 3; ++c) {
+            grid += c ? ",[" : "[[";
+            for (int s = 0; s < 16; ++s) grid += std::string(s ? "," : "") + (c == 0 ? "2" : "3");
+            grid += c == 2 ? "]]" : "]";
+        }
+        wide << "model.num_hidden_layers=127" << "model.first_k_dense_replace=60" << "exec.vpp=3"
+             << QString::fromStdString("exec.pp_partition=" + grid);
+        const ResolvedScenario big = resolve(presetWith("deepseek-v3-h800x2048-1f1b", wide));
+        const Plan kept = planStrategy(costInput(big), planRequest(big));
+        QVERIFY(kept.planned);
+        QVERIFY2(kept.note.find("the stated pp_partition is kept") != std::string::npos, kept.note.c_str());
+        QCOMPARE(kept.partition, costInput(big).strategy.partition);
+        QVERIFY(std::isnan(kept.walkedStep));
     }
 
     // Nothing fits: the plan says by how much, per stage, and is the lightest there is.

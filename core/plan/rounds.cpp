@@ -1,0 +1,120 @@
+#include "plan/rounds.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace tessera::core::plan {
+
+Rounds::Rounds(std::int64_t pp, std::int64_t vpp, std::int64_t placed) : m_p(pp), m_v(vpp), m_placed(placed) {}
+
+Rounds::Rounds(std::int64_t pp, std::int64_t vpp, std::int64_t placed, std::vector<std::int32_t> residues)
+    : m_mode(Mode::Guessed), m_p(pp), m_v(vpp), m_placed(placed), m_residues(std::move(residues)) {
+    m_radix.assign(m_residues.size(), 1);
+    for (std::size_t r = 1; r < m_residues.size(); ++r) {
+        m_radix[r] = m_histograms;
+        m_histograms *= std::size_t(m_residues[r]) + 1;
+    }
+    // F from the layers the residues leave; S_c from the rounds before c.
+    std::int64_t extra = 0;
+    for (std::size_t r = 1; r < m_residues.size(); ++r) extra += std::int64_t(r) * m_residues[r];
+    const std::int64_t floors = (placed - extra) / m_v;
+    m_start.assign(std::size_t(m_v), 0);
+    for (std::int64_t c = 1; c < m_v; ++c) {
+        std::int64_t wider = 0;  // stages whose chunk c−1 holds an extra layer: residue ≥ v − (c − 1)
+        for (std::int64_t r = m_v - (c - 1); r < m_v; ++r) wider += m_residues[std::size_t(r)];
+        m_start[std::size_t(c)] = m_start[std::size_t(c - 1)] + floors + wider;
+    }
+    m_stages.assign(m_histograms, 0), m_extra.assign(m_histograms, 0), m_wider.assign(m_histograms * std::size_t(m_v), 0);
+    for (std::size_t h = 0; h < m_histograms; ++h)
+        for (std::int64_t r = 1; r < m_v; ++r) {
+            m_stages[h] += digit(h, r), m_extra[h] += r * digit(h, r);
+            for (std::int64_t c = m_v - r; c < m_v; ++c) m_wider[h * std::size_t(m_v) + std::size_t(c)] += digit(h, r);
+        }
+}
+
+Rounds Rounds::anchored(std::int64_t pp, std::int64_t vpp, std::int64_t placed, std::int64_t steadyFrom) {
+    Rounds r(pp, vpp, placed);
+    r.m_mode = Mode::Anchored;
+    r.m_steadyFrom = steadyFrom;
+    r.m_histograms = std::size_t((vpp - 1) * pp + 1);  // e from 0 to every stage's residue at its largest
+    return r;
+}
+
+std::vector<std::vector<std::int32_t>> Rounds::guesses(std::int64_t pp, std::int64_t vpp, std::int64_t placed) {
+    std::vector<std::vector<std::int32_t>> out;
+    std::vector<std::int32_t> h(std::size_t(vpp), 0);
+    // Residue r from vpp − 1 down, each count up to the stages left.
+    std::function<void(std::int64_t, std::int64_t, std::int64_t)> walk = [&](std::int64_t r, std::int64_t left, std::int64_t extra) {
+        if (r == 0) {
+            const std::int64_t rest = placed - extra;
+            if (rest >= 0 && rest % vpp == 0 && rest / vpp >= pp) out.push_back(h);
+            return;
+        }
+        for (std::int64_t k = 0; k <= left && extra + r * k <= placed; ++k) {
+            h[std::size_t(r)] = std::int32_t(k);
+            walk(r - 1, left - k, extra + r * k);
+        }
+        h[std::size_t(r)] = 0;
+    };
+    walk(vpp - 1, pp, 0);
+    return out;
+}
+
+std::int64_t Rounds::leastFloors(std::int64_t pp, std::int64_t vpp, std::int64_t placed) {
+    // Every stage's floor is one at least, and its residue v − 1 at most.
+    const std::int64_t most = (vpp - 1) * pp;
+    return std::max(pp, (placed - most + vpp - 1) / vpp);
+}
+
+std::int64_t Rounds::stagesOf(std::size_t h) const {
+    switch (m_mode) {
+    case Mode::Plain: return 0;
+    case Mode::Anchored: return (std::int64_t(h) + m_v - 2) / (m_v - 1);
+    case Mode::Guessed: return m_stages[h];
+    }
+    return 0;
+}
+
+std::int64_t Rounds::extraOf(std::size_t h) const {
+    switch (m_mode) {
+    case Mode::Plain: return 0;
+    case Mode::Anchored: return std::int64_t(h);
+    case Mode::Guessed: return m_extra[h];
+    }
+    return 0;
+}
+
+std::size_t Rounds::without(std::size_t h, std::int64_t r) const {
+    if (m_mode == Mode::Plain || r == 0) return h;
+    if (m_mode == Mode::Anchored) return h >= std::size_t(r) ? h - std::size_t(r) : npos;
+    return digit(h, r) > 0 ? h - m_radix[std::size_t(r)] : npos;
+}
+
+void Rounds::place(detail::StageRanges& out, std::int64_t j, std::size_t h, std::int64_t n) const {
+    const std::int64_t f = (j - extraOf(h)) / m_v;
+    const bool last = j + n == m_placed;
+    for (std::int64_t c = 0; c < m_v; ++c) {
+        const std::int64_t count = n / m_v + (c >= m_v - n % m_v ? 1 : 0);
+        std::int64_t start = j;
+        if (m_mode == Mode::Guessed) start = m_start[std::size_t(c)] + f + m_wider[h * std::size_t(m_v) + std::size_t(c)];
+        else if (m_mode == Mode::Anchored) start = c == 0 ? f : last && c == m_v - 1 ? m_placed - count : m_steadyFrom;
+        out.count[std::size_t(c)] = count, out.start[std::size_t(c)] = start;
+    }
+}
+
+void Rounds::held(std::int64_t j, std::size_t h, std::vector<std::pair<std::int64_t, std::int64_t>>& out) const {
+    out.clear();
+    const std::int64_t f = (j - extraOf(h)) / m_v;
+    switch (m_mode) {
+    case Mode::Plain: out.emplace_back(0, j); break;
+    case Mode::Anchored: out.emplace_back(0, f), out.emplace_back(m_steadyFrom, m_steadyFrom + j - f); break;
+    case Mode::Guessed:
+        for (std::int64_t c = 0; c < m_v; ++c) {
+            const std::int64_t s = m_start[std::size_t(c)];
+            out.emplace_back(s, s + f + m_wider[h * std::size_t(m_v) + std::size_t(c)]);
+        }
+        break;
+    }
+}
+
+}  // namespace tessera::core::plan
