@@ -45,7 +45,7 @@ void applyPlan(const Plan& plan, Strategy& st) {
 
 namespace {
 
-// The most (stage, running total, residues) cells the partition's walks may visit over
+// The most (stage, running total, index) cells the partition's walks may visit over
 // every histogram of residues (plan/rounds.h) before the stated partition is kept: a
 // DeepSeek-V3-sized model at pp 16, vpp 2 needs about 20,000; vpp 4 about 4 million.
 constexpr std::uint64_t kMaxWalkCells = 2'000'000;
@@ -272,15 +272,14 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
     const bool oneKind = std::all_of(m.layerKind.begin(), m.layerKind.end(), [&](std::uint8_t k) { return k == m.layerKind.front(); });
     const bool splitTower = !st.visionBlocks.empty();
     std::vector<plan::Rounds> walks;
-    if (v == 1 || oneKind) {
-        walks.emplace_back(p, v, placed);
-    } else if (const std::int64_t from = plan::Rounds::leastFloors(p, v, placed);
-               from < placed - 1 && std::all_of(m.layerKind.begin() + from, m.layerKind.begin() + (placed - 1),
-                                                [&](std::uint8_t k) { return k == m.layerKind[std::size_t(from)]; })) {
-        walks.push_back(plan::Rounds::anchored(p, v, placed, from));
-    } else {
+    // Where the run of one kind that ends at the last layer but one begins (the front
+    // before it): it holds every later round when it begins by the least F (plan/rounds.h).
+    std::int64_t front = placed - 1;
+    while (front > 0 && m.layerKind[std::size_t(front - 1)] == m.layerKind[std::size_t(placed - 2)]) --front;
+    if (v == 1 || oneKind) walks.emplace_back(p, v, placed);
+    else if (front <= plan::Rounds::leastFloors(p, v, placed)) walks.push_back(plan::Rounds::anchored(p, v, placed, front));
+    else
         for (auto& g : plan::Rounds::guesses(p, v, placed)) walks.emplace_back(p, v, placed, std::move(g));
-    }
     std::uint64_t walkCells = 0;
     for (const plan::Rounds& w : walks) walkCells += w.plain() ? 0 : w.cells();
     const bool tooLarge = request.partition && p > 1 && walkCells > kMaxWalkCells;
@@ -324,6 +323,7 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
         std::vector<Label> pool, cell;
         std::vector<std::pair<std::int32_t, std::int32_t>> span;
         std::vector<std::pair<std::int64_t, std::int64_t>> held;  // scratch: what the earlier stages hold
+        std::vector<plan::Rounds::Series> series;                 // scratch: where a stage comes from
         // The stage of n layers after running total i and residues h, written in place (a
         // StageRanges is a kilobyte, and the programme asks this often).
         detail::StageRanges r;
@@ -346,19 +346,11 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
             }
             if (all) ceiling = std::min(ceiling, step(even)), upper = true;
         }
-        // The first running total after stage s that histogram h allows, from jFirst on
-        // (past jLast when h counts more stages than s + 1).
-        auto firstTotal = [&](const plan::Rounds& rounds, std::int64_t s, std::size_t h, std::int64_t jFirst) {
-            if (rounds.plain()) return jFirst;
-            if (rounds.stagesOf(h) > s + 1) return placed + 1;
-            std::int64_t j = rounds.extraOf(h) + (s + 1) * v;  // a whole number of floors, one a stage at least
-            return j >= jFirst ? j : j + (jFirst - j + v - 1) / v * v;
-        };
         double bestStep = std::numeric_limits<double>::infinity();
         std::vector<std::int64_t> totals;  // the best plan's layers per stage
         // One walk over the stages for residues `rounds`; whether any plan reached the end.
         auto walk = [&](const plan::Rounds& rounds, int pass) {
-            const std::size_t hs = rounds.histograms(), cols = std::size_t(placed + 1) * hs;
+            const std::size_t hs = rounds.states(), cols = std::size_t(placed + 1) * hs;
             auto at = [&](std::int64_t s, std::int64_t j, std::size_t h) -> auto& {
                 return span[std::size_t(s) * cols + std::size_t(j) * hs + h];
             };
@@ -371,8 +363,7 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
             };
             pool.clear();
             span.assign(std::size_t(p) * cols, {0, 0});
-            const std::int64_t residues = rounds.plain() ? 1 : v, stride = rounds.plain() ? 1 : v;
-            // Per histogram, the least and most running totals the stage before holds
+            // Per index, the least and most running totals the stage before holds
             // partial plans at (so that a stage's totals are walked only where they extend one).
             std::vector<std::int64_t> lo(hs, 0), hi(hs, -1), nextLo(hs), nextHi(hs);
             for (std::int64_t s = 0; s < p; ++s) {
@@ -380,7 +371,8 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
                 const std::int64_t jFirst = s == p - 1 ? placed : (s + 1) * v, jLast = placed - (p - 1 - s) * v;
                 std::fill(nextLo.begin(), nextLo.end(), placed + 1), std::fill(nextHi.begin(), nextHi.end(), -1);
                 for (std::size_t h2 = s == p - 1 ? rounds.endFirst() : 0; h2 < hs; ++h2)
-                    for (std::int64_t j = firstTotal(rounds, s, h2, jFirst); j <= jLast; j += stride) {
+                    for (std::int64_t j = rounds.firstTotal(s, h2, jFirst), jEnd = rounds.lastTotal(h2, jLast); j <= jEnd;
+                         j += rounds.totalStep(h2)) {
                         cell.clear();
                         double kept = 0;  // pass 0: the bound of the one label kept
                         const double left = rest(j, h2);
@@ -397,15 +389,16 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
                             if (pass == 1) return insert(cell, x, gpipe);
                             if (cell.empty() || b < kept) cell.assign(1, x), kept = b;
                         };
-                        // This stage's residue, then its total from the least upwards: a stage
-                        // holding more layers of one residue holds those of fewer and more.
-                        for (std::int64_t res = 0; res < residues; ++res) {
-                            const std::size_t h = rounds.without(h2, res);
-                            if (h == plan::Rounds::npos) continue;
-                            if (s == 0 && (h != 0 || (!rounds.plain() && j % v != res))) continue;
+                        // Where this stage comes from, then its total from the least upwards: along
+                        // a series a stage holding more layers holds those of fewer and more.
+                        if (s == 0) series.assign(1, {rounds.initial(), j, 1});
+                        else rounds.series(j, h2, series);
+                        for (const plan::Rounds::Series& from : series) {
+                            const std::size_t h = from.from;
+                            if (s == 0 && rounds.after(0, h, j) != h2) continue;
                             // From the least total that reaches a partial plan to the most.
-                            const std::int64_t nFrom = s == 0 ? j : std::max(v + res, j - hi[h]);
-                            for (std::int64_t n = nFrom; s == 0 ? n == j : j - n >= std::max(s * v, lo[h]); n += stride) {
+                            const std::int64_t nFrom = s == 0 ? j : std::max(from.first, from.first + (j - hi[h] - from.first + from.step - 1) / from.step * from.step);
+                            for (std::int64_t n = nFrom; s == 0 ? n == j : j - n >= std::max(s * v, lo[h]); n += from.step) {
                                 const std::int64_t i = j - n;
                                 // A stage of n layers takes at least n of the fastest layer's time, and the
                                 // step at least m times that: past the plan in hand, no need to ask.
@@ -474,28 +467,29 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
             fits = false;
             Bytes bestWorst = detail::kMaxCountedBytes;
             for (const plan::Rounds& rounds : walks) {
-                const std::size_t hs = rounds.histograms(), cols = std::size_t(placed + 1) * hs;
+                const std::size_t hs = rounds.states(), cols = std::size_t(placed + 1) * hs;
                 std::vector<Bytes> worst(std::size_t(p) * cols, detail::kMaxCountedBytes);
-                std::vector<std::int64_t> from(worst.size(), 0);
+                std::vector<std::pair<std::int64_t, std::size_t>> from(worst.size(), {0, 0});  // (total, index) before
                 auto cellOf = [&](std::int64_t s, std::int64_t j, std::size_t h) { return std::size_t(s) * cols + std::size_t(j) * hs + h; };
-                const std::int64_t residues = rounds.plain() ? 1 : v, stride = rounds.plain() ? 1 : v;
                 for (std::int64_t s = 0; s < p; ++s) {
                     const std::int64_t jFirst = s == p - 1 ? placed : (s + 1) * v, jLast = placed - (p - 1 - s) * v;
                     for (std::size_t h2 = s == p - 1 ? rounds.endFirst() : 0; h2 < hs; ++h2)
-                        for (std::int64_t j = firstTotal(rounds, s, h2, jFirst); j <= jLast; j += stride) {
+                        for (std::int64_t j = rounds.firstTotal(s, h2, jFirst), jEnd = rounds.lastTotal(h2, jLast); j <= jEnd;
+                             j += rounds.totalStep(h2)) {
                             Bytes& w = worst[cellOf(s, j, h2)];
-                            for (std::int64_t res = 0; res < residues; ++res) {
-                                const std::size_t h = rounds.without(h2, res);
-                                if (h == plan::Rounds::npos) continue;
-                                if (s == 0 && (h != 0 || (!rounds.plain() && j % v != res))) continue;
-                                for (std::int64_t n = s == 0 ? j : v + res; s == 0 ? n == j : j - n >= s * v; n += stride) {
+                            if (s == 0) series.assign(1, {rounds.initial(), j, 1});
+                            else rounds.series(j, h2, series);
+                            for (const plan::Rounds::Series& before : series) {
+                                const std::size_t h = before.from;
+                                if (s == 0 && rounds.after(0, h, j) != h2) continue;
+                                for (std::int64_t n = before.first; s == 0 ? n == j : j - n >= s * v; n += before.step) {
                                     const std::int64_t i = j - n;
                                     if (s > 0 && worst[cellOf(s - 1, i, h)] == detail::kMaxCountedBytes) continue;
                                     const Bytes here = stageChoice(s, hold(r, rounds, i, h, n)).lightest;
                                     // A stage holding more layers needs no less: past the best, stop.
                                     if (here >= w) break;
                                     const Bytes x = s == 0 ? here : std::max(here, worst[cellOf(s - 1, i, h)]);
-                                    if (x < w) w = x, from[cellOf(s, j, h2)] = i;
+                                    if (x < w) w = x, from[cellOf(s, j, h2)] = {i, h};
                                     if (s == 0) break;
                                 }
                             }
@@ -508,10 +502,9 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
                 bestWorst = worst[cellOf(p - 1, placed, end)];
                 totals.assign(std::size_t(p), 0);
                 for (std::int64_t s = p - 1, j = placed, h = std::int64_t(end); s >= 0; --s) {
-                    const std::int64_t i = s == 0 ? 0 : from[cellOf(s, j, std::size_t(h))];
+                    const auto [i, before] = s == 0 ? std::pair<std::int64_t, std::size_t>{0, 0} : from[cellOf(s, j, std::size_t(h))];
                     totals[std::size_t(s)] = j - i;
-                    h = std::int64_t(rounds.without(std::size_t(h), rounds.plain() ? 0 : (j - i) % v));
-                    j = i;
+                    j = i, h = std::int64_t(before);
                 }
             }
         }

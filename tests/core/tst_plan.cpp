@@ -412,19 +412,24 @@ private slots:
         QCOMPARE(layers, std::int64_t{62});
     }
 
-    // Interleaved DeepSeek-V3 (three dense layers, 58 MoE, the MTP layer; pp 16, vpp 2):
-    // the even split does not fit 80 GiB; the planned partition does, its walk priced as
-    // the cost model prices it. A model whose later rounds mix kinds over a space too
-    // large to walk keeps its stated partition, and the plan says why.
-    void interleavedSeveralKinds() {
+    // DeepSeek-V3's 1F1B preset under the interleaved schedule, vpp 2, its layers split evenly.
+    static QStringList interleavedDeepSeek() {
         std::string even;  // 62 layers over 32 chunks: one on the first two, two on the rest
         for (int c = 0; c < 2; ++c) {
             even += c ? ",[" : "[[";
             for (int s = 0; s < 16; ++s) even += std::string(s ? "," : "") + (c == 0 && s < 2 ? "1" : "2");
             even += c ? "]]" : "]";
         }
-        const QStringList interleaved{"exec.pp_schedule=interleaved", "exec.vpp=2", "exec.micro_batch_num=128",
-                                      "exec.global_batch_size=16384", QString::fromStdString("exec.pp_partition=" + even)};
+        return {"exec.pp_schedule=interleaved", "exec.vpp=2", "exec.micro_batch_num=128", "exec.global_batch_size=16384",
+                QString::fromStdString("exec.pp_partition=" + even)};
+    }
+
+    // Interleaved DeepSeek-V3 (three dense layers, 58 MoE, the MTP layer; pp 16, vpp 2):
+    // the even split does not fit 80 GiB; the planned partition does, its walk priced as
+    // the cost model prices it. A model whose later rounds mix kinds over a space too
+    // large to walk keeps its stated partition, and the plan says why.
+    void interleavedSeveralKinds() {
+        const QStringList interleaved = interleavedDeepSeek();
         const ResolvedScenario r = resolve(presetWith("deepseek-v3-h800x2048-1f1b", interleaved));
         const CostInput in = costInput(r);
         QVERIFY(evaluate(in).peakMemory > Bytes{80} << 30);
@@ -576,6 +581,36 @@ private slots:
         for (std::size_t l = 0; l < a.strategy.layerClass.size(); ++l)
             QVERIFY(a.strategy.classes[a.strategy.layerClass[l]] == b.strategy.classes[b.strategy.layerClass[l]]);
         QCOMPARE(estimate(again).peakMemory, plan.peakMemory);
+    }
+
+    // The same with chunks: an interleaved DeepSeek-V3 plan's uneven chunks, written as
+    // HyperParallel's per-chunk offsets, read back to the same partition and price.
+    void trainYamlRoundTripInterleaved() {
+        // As HyperParallel's trainer runs it: optimizer states sharded with FSDP only, no
+        // DeepEP, and its own selective recompute (what SLCT is, and what the file says).
+        const Scenario stated = presetWith("deepseek-v3-h800x2048-1f1b",
+                                           interleavedDeepSeek() << "exec.grad_shard_as_params=true" << "exec.moe_enable_deepep=false"
+                                                                 << "exec.selective_rule=hyperparallel"
+                                                                 << "exec.recompute=[{first: 0, option: selective}]");
+        const ResolvedScenario r = resolve(stated);
+        const Plan plan = planStrategy(costInput(r), planRequest(r));
+        QVERIFY(plan.fits);
+        Scenario written = stated;
+        written.exec = planExec(stated.exec, plan);
+        const ResolvedScenario planned = resolve(written);
+        QCOMPARE(planned.partition.layers, plan.partition);
+        const std::string yaml = trainYaml(planned, nullptr);
+        QVERIFY(yaml.find("offset") != std::string::npos);
+        Diagnostics d;
+        Value back = scenarioFromTrainYaml(parseDocument(yaml, "train.yaml", Format::Yaml), "", d);
+        d.raiseIfAny();
+        back.find("cluster")->set("device", Value::string("h800"));
+        back.find("cluster")->set("devices", Value::integer(2048));
+        const ResolvedScenario again = resolve(scenarioFromValue(back, "train.yaml", ""));
+        QCOMPARE(again.partition.layers, plan.partition);
+        QCOMPARE(estimate(planned).peakMemory, plan.peakMemory);
+        QCOMPARE(estimate(again).peakMemory, plan.peakMemory);
+        QCOMPARE(estimate(again).stepSeconds, plan.stepSeconds);
     }
 };
 
