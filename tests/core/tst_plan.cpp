@@ -555,60 +555,53 @@ private slots:
         QVERIFY(!optionKeys.contains("memory_both_comm_select"));
     }
 
-    // A per-layer plan on uneven stages goes to HyperParallel's train.yaml (offsets in
-    // config_overrides, activation_checkpoint.layers) and reads back to the same plan.
-    void trainYamlRoundTrip() {
-        const Scenario stated = presetWith("llama3-70b-h100x64", {"exec.device_memory=40GiB", "exec.grad_shard_as_params=true"});
-        const ResolvedScenario r = resolve(stated);
-        const Plan plan = planStrategy(costInput(r), planRequest(r));
-        QVERIFY(plan.fits);
-        Scenario written = stated;
-        written.exec = planExec(stated.exec, plan);
-        const ResolvedScenario planned = resolve(written);
-        QVERIFY(planned.partition.layers.front() != std::vector<std::int64_t>(4, 20));  // uneven
-        const std::string yaml = trainYaml(planned, nullptr);
-        QVERIFY(yaml.find("offset") != std::string::npos);
-        QVERIFY(yaml.find("layers:") != std::string::npos);
-        Diagnostics d;
-        Value back = scenarioFromTrainYaml(parseDocument(yaml, "train.yaml", Format::Yaml), "", d);
-        d.raiseIfAny();
-        back.find("cluster")->set("device", Value::string("h100-sxm"));
-        back.find("cluster")->set("devices", Value::integer(64));
-        const ResolvedScenario again = resolve(scenarioFromValue(back, "train.yaml", ""));
-        QVERIFY(again.partition.layers == planned.partition.layers);
-        const CostInput a = costInput(planned), b = costInput(again);
-        QCOMPARE(a.strategy.layerClass.size(), b.strategy.layerClass.size());
-        for (std::size_t l = 0; l < a.strategy.layerClass.size(); ++l)
-            QVERIFY(a.strategy.classes[a.strategy.layerClass[l]] == b.strategy.classes[b.strategy.layerClass[l]]);
-        QCOMPARE(estimate(again).peakMemory, plan.peakMemory);
+    // A plan with uneven stages (and chunks) written to train.yaml (offsets per stage, or
+    // per chunk and stage, and activation_checkpoint.layers) reads back to the same
+    // partition, the same option on every layer, and the same price. Both as
+    // HyperParallel's trainer runs them: optimizer states sharded with FSDP only, no
+    // DeepEP, and its own selective recompute (what SLCT is, and what the file says).
+    void trainYamlRoundTrip_data() {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<QStringList>("sets");
+        QTest::addColumn<QString>("device");
+        QTest::addColumn<qint64>("devices");
+        QTest::newRow("llama3-70b at 40 GiB") << "llama3-70b-h100x64"
+                                              << QStringList{"exec.device_memory=40GiB", "exec.grad_shard_as_params=true"}
+                                              << "h100-sxm" << qint64(64);
+        QTest::newRow("deepseek-v3 interleaved vpp 2")
+            << "deepseek-v3-h800x2048-1f1b"
+            << (interleavedDeepSeek() << "exec.grad_shard_as_params=true" << "exec.moe_enable_deepep=false"
+                                      << "exec.selective_rule=hyperparallel" << "exec.recompute=[{first: 0, option: selective}]")
+            << "h800" << qint64(2048);
     }
-
-    // The same with chunks: an interleaved DeepSeek-V3 plan's uneven chunks, written as
-    // HyperParallel's per-chunk offsets, read back to the same partition and price.
-    void trainYamlRoundTripInterleaved() {
-        // As HyperParallel's trainer runs it: optimizer states sharded with FSDP only, no
-        // DeepEP, and its own selective recompute (what SLCT is, and what the file says).
-        const Scenario stated = presetWith("deepseek-v3-h800x2048-1f1b",
-                                           interleavedDeepSeek() << "exec.grad_shard_as_params=true" << "exec.moe_enable_deepep=false"
-                                                                 << "exec.selective_rule=hyperparallel"
-                                                                 << "exec.recompute=[{first: 0, option: selective}]");
+    void trainYamlRoundTrip() {
+        QFETCH(QString, preset);
+        QFETCH(QStringList, sets);
+        QFETCH(QString, device);
+        QFETCH(qint64, devices);
+        const Scenario stated = presetWith(preset.toStdString(), sets);
         const ResolvedScenario r = resolve(stated);
         const Plan plan = planStrategy(costInput(r), planRequest(r));
         QVERIFY(plan.fits);
+        QVERIFY(plan.partition != costInput(r).strategy.partition);  // moved from the even split
         Scenario written = stated;
         written.exec = planExec(stated.exec, plan);
         const ResolvedScenario planned = resolve(written);
         QCOMPARE(planned.partition.layers, plan.partition);
         const std::string yaml = trainYaml(planned, nullptr);
         QVERIFY(yaml.find("offset") != std::string::npos);
+        QVERIFY(yaml.find("layers:") != std::string::npos);
         Diagnostics d;
         Value back = scenarioFromTrainYaml(parseDocument(yaml, "train.yaml", Format::Yaml), "", d);
         d.raiseIfAny();
-        back.find("cluster")->set("device", Value::string("h800"));
-        back.find("cluster")->set("devices", Value::integer(2048));
+        back.find("cluster")->set("device", Value::string(device.toStdString()));
+        back.find("cluster")->set("devices", Value::integer(devices));
         const ResolvedScenario again = resolve(scenarioFromValue(back, "train.yaml", ""));
         QCOMPARE(again.partition.layers, plan.partition);
-        QCOMPARE(estimate(planned).peakMemory, plan.peakMemory);
+        const CostInput a = costInput(planned), b = costInput(again);
+        QCOMPARE(a.strategy.layerClass.size(), b.strategy.layerClass.size());
+        for (std::size_t l = 0; l < a.strategy.layerClass.size(); ++l)
+            QVERIFY(a.strategy.classes[a.strategy.layerClass[l]] == b.strategy.classes[b.strategy.layerClass[l]]);
         QCOMPARE(estimate(again).peakMemory, plan.peakMemory);
         QCOMPARE(estimate(again).stepSeconds, plan.stepSeconds);
     }
