@@ -45,9 +45,10 @@ void applyPlan(const Plan& plan, Strategy& st) {
 
 namespace {
 
-// The most (stage, running total, index) cells the partition's walks may visit over
-// every histogram of residues (plan/rounds.h) before the stated partition is kept: a
-// DeepSeek-V3-sized model at pp 16, vpp 2 needs about 20,000; vpp 4 about 4 million.
+// The most (stage, running total, index) cells the partition's walks may visit, over
+// every walk (plan/rounds.h), before the stated partition is kept. DeepSeek-V3 at pp 16,
+// vpp 2 walks once over 5,040 (anchored); 128 layers whose dense ones reach the later
+// rounds, at pp 16 and vpp 3, would walk 51 histograms over 3.3 million (tst_plan).
 constexpr std::uint64_t kMaxWalkCells = 2'000'000;
 
 std::uint8_t addClass(std::vector<RecomputeClass>& classes, std::vector<std::string>& names, const RecomputeClass& c,
