@@ -270,14 +270,16 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
     // Where a chunk sits matters once the layers are of several kinds and a stage has
     // several chunks: the walks over the stages then carry where the chunks are
     // (plan/rounds.h), and a space too large to walk in a plan's time is kept as stated.
-    const bool oneKind = std::all_of(m.layerKind.begin(), m.layerKind.end(), [&](std::uint8_t k) { return k == m.layerKind.front(); });
+    // Layers are alike to the walk when they are of one type: one kind, and with the
+    // recompute kept, one stated option.
+    const bool oneType = std::all_of(typeOf.begin(), typeOf.end(), [&](std::uint8_t t) { return t == typeOf.front(); });
     const bool splitTower = !st.visionBlocks.empty();
     std::vector<plan::Rounds> walks;
-    // Where the run of one kind that ends at the last layer but one begins (the front
+    // Where the run of one type that ends at the last layer but one begins (the front
     // before it): it holds every later round when it begins by the least F (plan/rounds.h).
     std::int64_t front = placed - 1;
-    while (front > 0 && m.layerKind[std::size_t(front - 1)] == m.layerKind[std::size_t(placed - 2)]) --front;
-    if (v == 1 || oneKind) walks.emplace_back(p, v, placed);
+    while (front > 0 && typeOf[std::size_t(front - 1)] == typeOf[std::size_t(placed - 2)]) --front;
+    if (v == 1 || oneType) walks.emplace_back(p, v, placed);
     else if (front <= plan::Rounds::leastFloors(p, v, placed)) walks.push_back(plan::Rounds::anchored(p, v, placed, front));
     else
         for (auto& g : plan::Rounds::guesses(p, v, placed)) walks.emplace_back(p, v, placed, std::move(g));

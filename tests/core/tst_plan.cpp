@@ -462,6 +462,45 @@ private slots:
         QVERIFY(std::isnan(kept.walkedStep));
     }
 
+    // The partition planned around a stated recompute (--keep-recompute) under
+    // interleaving: layers of one kind that recompute differently are different layers
+    // to the walk, which must count each chunk where it sits. Every partition of the
+    // family is priced; the plan is the fastest that fits, and its walk prices it as the
+    // cost model does.
+    void interleavedKeepsStatedRecompute_data() {
+        QTest::addColumn<QString>("recompute");
+        QTest::newRow("first three full") << "[{first: 0, count: 3, option: full}]";
+        QTest::newRow("last two full, one selective") << "[{first: 4, count: 1, option: selective}, {first: 5, count: 2, option: full}]";
+    }
+    void interleavedKeepsStatedRecompute() {
+        QFETCH(QString, recompute);
+        std::string yaml = scenario(QString::fromStdString(kDenseFamily).arg(7).toStdString(), 2, 2, 4, "interleaved", 1, 7);
+        yaml.insert(yaml.rfind('}'), ", recompute: " + recompute.toStdString());
+        const ResolvedScenario r = resolvedOf(yaml);
+        const CostInput in = costInput(r);
+        std::vector<Priced> all;
+        std::vector<std::int64_t> part;
+        compositions(7, 2, part, [&](const std::vector<std::int64_t>& totals) {
+            if (totals[0] < 2 || totals[1] < 2) return;
+            CostInput c = in;
+            c.strategy.partition.assign(2, std::vector<std::int64_t>(2));
+            for (std::size_t s = 0; s < 2; ++s)
+                for (std::size_t ch = 0; ch < 2; ++ch) c.strategy.partition[ch][s] = totals[s] / 2 + (ch >= 2 - std::size_t(totals[s] % 2) ? 1 : 0);
+            const Summary sum = evaluate(c);
+            all.push_back({sum.peakMemory, sum.stepSeconds});
+        });
+        PlanRequest request = planRequest(r);
+        request.recompute = false;
+        for (Bytes budget : budgetsOf(all)) {
+            const Plan plan = planStrategy(in, request, budget);
+            const double best = fastestWithin(all, budget);
+            QCOMPARE(plan.fits, std::isfinite(best));
+            if (!plan.fits) continue;
+            QCOMPARE(plan.walkedStep, plan.stepSeconds);
+            QCOMPARE(plan.stepSeconds, best);
+        }
+    }
+
     // Nothing fits: the plan says by how much, per stage, and is the lightest there is.
     void whatIsMissing() {
         const ResolvedScenario r = resolve(presetWith("llama3-70b-h100x64", {"exec.device_memory=12GiB"}));
