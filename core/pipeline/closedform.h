@@ -95,8 +95,11 @@ inline std::int64_t simulatedChunks(Schedule s, std::int64_t vpp) { return s == 
 inline bool tooLongToSimulate(Schedule s, bool pairsExpertComm, std::int64_t stages, std::int64_t vpp, std::int64_t microBatches) {
     return simulatedToPrice(s, pairsExpertComm) && simulatedEvents(stages, simulatedChunks(s, vpp), microBatches) > kMaxPricedEvents;
 }
-// The planner's model: one stage per device with the 1F1B family's in-flight counts.
-inline bool plannerBalances(Schedule s) { return s == Schedule::OneFOneB || s == Schedule::Interleaved || s == Schedule::GPipe; }
+// The planner's model: one stage per device with the 1F1B family's in-flight counts
+// (zb-h1's held-back weight gradients on top) and a closed-form step.
+inline bool plannerBalances(Schedule s) {
+    return s == Schedule::OneFOneB || s == Schedule::Interleaved || s == Schedule::GPipe || s == Schedule::ZbH1;
+}
 
 struct PipelineShape {
     Schedule schedule = Schedule::OneFOneB;

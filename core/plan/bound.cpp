@@ -147,7 +147,11 @@ PlanBound planLowerBound(const CostInput& in, const PlanRequest& request) {
     const double heldMemory = heldBound(ctx, shape, first, base, last);
     PlanBound out;
     // A hair under, for the rounding of sums taken in another order than evaluate()'s.
-    out.stepSeconds = (pipelineMakespan(shape, sumX, maxX, sumF, maxF, sumB, maxB) + maxTail) * (1 - 1e-9);
+    // zb-h1's drain per hop is at least a stage's forward (Y = max(F + B − min(B, W), B) ≥ F),
+    // and with fewer micro-batches than stages (p − 1)·max(F + B) − (m − 1)·min fill ≥ (p − 1)·max F.
+    const double makespan = st.schedule == Schedule::ZbH1 && p > 1 ? double(st.mbn) * maxX + double(p - 1) * maxF
+                                                                   : pipelineMakespan(shape, sumX, maxX, sumF, maxF, sumB, maxB);
+    out.stepSeconds = (makespan + maxTail) * (1 - 1e-9);
     // Less 16 bytes: each of the four linear terms is rounded up once per stage.
     const Bytes peak = std::max(maxMemory, Bytes(std::max(meanMemory, heldMemory) * (1 - 1e-12)));
     out.peakMemory = peak > 16 ? peak - 16 : 0;

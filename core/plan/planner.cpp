@@ -6,11 +6,13 @@
 
 #include "model/estimate.h"
 #include "model/layercost.h"
+#include "plan/labels.h"
 #include "plan/rounds.h"
 #include "plan/stagecost.h"
 
 namespace tessera::core {
 
+using plan::Label;
 using plan::LayerType;
 using plan::OptionCost;
 using plan::StageChoice;
@@ -77,27 +79,6 @@ std::vector<OptionCost> undominated(const std::vector<OptionCost>& all) {
     return out;
 }
 
-// A partial plan of the first stages: the sums and maxima of their times that the
-// step's formula reads, and where it came from.
-struct Label {
-    double sumX = 0, sumF = 0, maxX = 0, maxF = 0, maxB = 0, maxTail = 0;
-    std::int32_t from = -1, fromLabel = -1;
-};
-
-// Whether a is no worse than b in everything the step's formula reads (`gpipe`: the
-// forward and backward maxima; otherwise the stage-time maximum).
-bool covers(const Label& a, const Label& b, bool gpipe) {
-    if (a.sumX > b.sumX || a.maxTail > b.maxTail) return false;
-    return gpipe ? a.maxF <= b.maxF && a.maxB <= b.maxB : a.maxX <= b.maxX;
-}
-
-void insert(std::vector<Label>& front, const Label& x, bool gpipe) {
-    for (const Label& y : front)
-        if (covers(y, x, gpipe)) return;
-    std::erase_if(front, [&](const Label& y) { return covers(x, y, gpipe); });
-    front.push_back(x);
-}
-
 }  // namespace
 
 Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget) {
@@ -121,11 +102,20 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
     }
     const bool planOffload = request.offload && noOffload.empty();
     // The planner's stage model is one stage per device with 1F1B-family in-flight
-    // counts; ZB-H1's held-back weight gradients and DualPipe's mirrored stage pairs
-    // are priced by estimate but not balanced here yet.
+    // counts (zb-h1's held-back weight gradients on top) and a closed-form step; the
+    // schedules priced by simulation (DualPipe's mirrored stage pairs, the V shapes,
+    // zb-h2) are priced by estimate but not balanced here.
     if (!plannerBalances(st.schedule)) {
-        out.why = std::string("the planner balances gpipe, 1f1b and interleaved stages, not ") + scheduleName(st.schedule) +
+        out.why = std::string("the planner balances gpipe, 1f1b, interleaved and zb-h1 stages, not ") + scheduleName(st.schedule) +
                   " (estimate prices it as stated): state pp_schedule: 1f1b to plan the partition and recompute";
+        return out;
+    }
+    // With fewer micro-batches than stages zb-h1's drain is filled by the least weight
+    // gradient, which more recompute on another stage can lengthen: the closed form
+    // would reward a slower stage, and the planner does not chase that.
+    if (st.schedule == Schedule::ZbH1 && p > 1 && st.mbn < p) {
+        out.why = "the planner balances zb-h1 with at least pp micro-batches a step (here " + std::to_string(st.mbn) + " for pp " +
+                  std::to_string(p) + "; estimate prices it as stated)";
         return out;
     }
     if (pairsExpertComm(in)) {
@@ -237,23 +227,10 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
         return *hit;
     };
     const PipelineShape shape{st.schedule, int(p), int(v), int(st.mbn)};
-    const bool gpipe = st.schedule == Schedule::GPipe;
-    auto extend = [&](const Label& from, const StageChoice& c) {
-        Label x = from;
-        x.sumX += c.perMicroBatch, x.sumF += c.forward;
-        if (gpipe) {
-            x.maxF = std::max(x.maxF, c.forward), x.maxB = std::max(x.maxB, c.perMicroBatch - c.forward);
-        } else {
-            x.maxX = std::max(x.maxX, c.perMicroBatch);
-        }
-        x.maxTail = std::max(x.maxTail, c.tail);
-        return x;
-    };
-    // The step of a whole plan, as evaluate() forms it (for GPipe the makespan reads the
-    // forward and backward sums only through their total).
-    auto step = [&](const Label& x) {
-        return pipelineMakespan(shape, x.sumX, x.maxX, x.sumF, x.maxF, x.sumX - x.sumF, x.maxB) + x.maxTail;
-    };
+    const plan::StepForm form(shape);
+    const bool gpipe = form.splitSums(), zeroBubble = form.zeroBubble();
+    auto extend = [&](const Label& from, const StageChoice& c) { return form.extend(from, c); };
+    auto step = [&](const Label& x) { return form.step(x); };
 
     // The grid of layers per [chunk][stage] the plan ends with, and each stage's choice.
     std::vector<std::vector<std::int64_t>> grid(std::size_t(v), std::vector<std::int64_t>(std::size_t(p), 0));
@@ -389,7 +366,7 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
                             y.sumX += left;
                             const double b = step(y);
                             if (b > ceiling * (1 + 1e-12)) return;
-                            if (pass == 1) return insert(cell, x, gpipe);
+                            if (pass == 1) return form.insert(cell, x);
                             if (cell.empty() || b < kept) cell.assign(1, x), kept = b;
                         };
                         // Where this stage comes from, then its total from the least upwards: along
@@ -571,10 +548,19 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
     out.stepSeconds = sum.stepSeconds;
     out.peakMemory = sum.peakMemory;
     out.fits = fits && sum.peakMemory <= out.budget;
+    double exposedReduce = 0;
     for (const StageEstimate& se : e.stages) {
         out.stagePeak.push_back(se.memory.total());
         out.stageMiss.push_back(se.memory.total() > out.budget ? se.memory.total() - out.budget : 0);
+        exposedReduce = std::max(exposedReduce, se.time.dpExposed);
     }
+    // Where a stage's time weighs less than one in the step (interleaved: 1/vpp off the
+    // straggler; zb-h1: nothing off the critical stages), recompute that lengthens its
+    // backward only to hide more of the gradient reduction could price a faster step;
+    // the planner takes each stage's fastest choice and does not try those (planner.h).
+    if (request.recompute && exposedReduce > 0 && (v > 1 || zeroBubble))
+        addNote("recompute that would only hide more of the gradient reduction (up to " + formatSeconds(exposedReduce) +
+                " exposed) is not tried under " + scheduleName(st.schedule) + ": each stage takes its fastest choice");
     return out;
 }
 

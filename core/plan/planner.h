@@ -18,6 +18,11 @@
 //     closed form. Taking each stage's fastest fitting choice is optimal for the
 //     step: a stage's time enters the step with weight at least one (1F1B, GPipe),
 //     and more recompute can shorten its exposed reduction by no more than it adds.
+//     Under interleaving (weight 1/vpp off the straggler) and zb-h1 (none off the
+//     critical stages; its step m·max X + (p − 1)·max Y reads no sum) that last
+//     argument fails: recompute that only hides more of a reduction could price a
+//     faster step. The planner does not try it, and Plan::note says so when a
+//     reduction shows.
 //  2. The partition is a dynamic programme over (stage, layers placed) whose labels
 //     are Pareto sets of the partial sums and maxima the makespan formula reads (sum
 //     and max of the stage times, the largest tail), so the optimum of a formula that

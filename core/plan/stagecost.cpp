@@ -75,6 +75,8 @@ const StageSolver::Frame& StageSolver::frame(std::int64_t stage, const detail::S
     f.offloadCopy = b.offloadCopy, f.offloadBackWindow = b.offloadBackWindow;
     f.fsdpMoves = b.fsdpBackwardMoves, f.fsdpPieces = b.fsdpPieces, f.fsdpCover = b.fsdpBackwardCover;
     f.forward = b.time.forward;
+    f.weightGrad = b.time.weightGrad;
+    f.weightGradKept = b.weightGradKept;
     f.perMicroBatch = b.time.perMicroBatch();
     f.lastBackward = b.time.backward + b.time.weightGrad + b.time.recompute;
     f.embeddingKept = b.embeddingKept, f.outputKept = b.outputKept, f.workingRest = b.workingRest;
@@ -189,7 +191,8 @@ StageChoice StageSolver::choose(std::int64_t stage, const Frame& f, const std::i
     std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.n < b.n; });
 
     const double head = double(inFlightChunkForwards(m_shape, int(stage), 0)) * f.embeddingKept +
-                        double(inFlightChunkForwards(m_shape, int(stage), int(v - 1))) * f.outputKept;
+                        double(inFlightChunkForwards(m_shape, int(stage), int(v - 1))) * f.outputKept +
+                        double(waitingWeightGrads(m_shape, int(stage))) * f.weightGradKept;
     StageChoice best;
     best.counts.assign(std::size_t(v) * T * kMaxTypeOptions, 0);
     best.lightest = detail::kMaxCountedBytes;
@@ -199,7 +202,7 @@ StageChoice StageSolver::choose(std::int64_t stage, const Frame& f, const std::i
     if (entries.empty()) {  // no layer to choose for (all offloaded, at NONE): the frame alone
         best.peak = best.lightest = f.fixed + wholeBytes(head) + wholeBytes(floorLevel + f.workingRest);
         best.fits = best.peak <= m_budget;
-        best.forward = f.forward, best.perMicroBatch = f.perMicroBatch;
+        best.forward = f.forward, best.perMicroBatch = f.perMicroBatch, best.weightGrad = f.weightGrad;
         best.tail = detail::exposedReduce(run, f.reduceSeconds, f.reduceBuckets, f.lastBackward) + f.gatherExposed + f.optimizer;
         return best;
     }
@@ -299,6 +302,7 @@ StageChoice StageSolver::choose(std::int64_t stage, const Frame& f, const std::i
     if (bestX == std::numeric_limits<double>::infinity()) return best;
     best.fits = true;
     best.forward = f.forward;
+    best.weightGrad = f.weightGrad;
     // Recompute lengthens the backward an offloaded copy hides behind (stagebody.cpp).
     // and the one FSDP's overlapped gathers and reduce-scatters run under (stagebody.cpp).
     const double fsdp = f.fsdpMoves > 0 ? detail::exposedPipelined(f.fsdpMoves, f.fsdpPieces, f.fsdpCover) -

@@ -35,6 +35,7 @@ inline constexpr std::size_t kMaxTypeOptions = 5;
 struct StageChoice {
     bool fits = false;
     double perMicroBatch = 0, forward = 0, tail = 0;  // X, F and the once-per-step tail at the choice
+    double weightGrad = 0;  // W, which no choice changes (zb-h1 reads B = X − F − W apart from it)
     Bytes peak = 0;       // at the choice
     Bytes lightest = 0;   // the least this stage can need, whatever the options
     std::int32_t offload = 0;  // its first layers whose activations go to the host (they run NONE)
@@ -65,6 +66,8 @@ private:
         double offloadCopy = 0, offloadBackWindow = 0;  // StageBody's: the backward copy's exposure moves with recompute
         double fsdpMoves = 0, fsdpPieces = 1, fsdpCover = 0;  // StageBody's: so does FSDP's backward exposure
         double forward = 0;          // F
+        double weightGrad = 0;       // W
+        double weightGradKept = 0;   // what one held-back weight gradient keeps (zb-h1 holds some per stage)
         double perMicroBatch = 0;    // X
         double lastBackward = 0;     // backward + dW + recompute
         double embeddingKept = 0, outputKept = 0, workingRest = 0;

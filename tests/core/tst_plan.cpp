@@ -2,7 +2,8 @@
 // family of small strategies, every partition of the layers over the stages and every
 // option of every layer is priced by evaluate(), and the planner's plan must be the
 // fastest one that fits, at budgets from the lightest plan's peak to the heaviest's.
-// Then the plan's own figures against evaluate(), and the DeepSeek-V3 preset.
+// Then the plan's own figures against evaluate(), and the DeepSeek-V3 preset
+// (tst_planlayout: interleaved layouts, zb-h1, and the plan through train.yaml).
 #include <QtTest>
 
 #include <functional>
@@ -17,45 +18,15 @@
 #include "trainyaml/trainyaml.h"
 #include "model/estimate.h"
 #include "plan/planner.h"
+#include "planfixtures.h"
 #include "resolve/resolve.h"
 #include "search/search.h"
 
 using namespace tessera::core;
+using namespace tessera::testing;
 
 namespace {
 
-
-// A built-in scenario with --set overrides.
-Scenario presetWith(const std::string& id, const QStringList& sets) {
-    Value doc = scenarioDocument(id, nullptr);
-    for (const QString& set : sets) applyOverride(doc, set.toStdString());
-    return scenarioFromValue(doc, id, "");
-}
-
-ResolvedScenario resolvedOf(const std::string& yaml) {
-    return resolve(scenarioFromValue(parseDocument(yaml, "row.yaml", Format::Yaml), "row.yaml", ""));
-}
-
-// Every composition of n into k positive parts.
-void compositions(std::int64_t n, std::int64_t k, std::vector<std::int64_t>& part,
-                  const std::function<void(const std::vector<std::int64_t>&)>& f) {
-    if (k == 1) {
-        part.push_back(n);
-        f(part);
-        part.pop_back();
-        return;
-    }
-    for (std::int64_t first = 1; first <= n - (k - 1); ++first) {
-        part.push_back(first);
-        compositions(n - first, k - 1, part, f);
-        part.pop_back();
-    }
-}
-
-struct Priced {
-    Bytes peak;
-    double step;
-};
 
 // Every plan of `in` (partitions when `partitions`, else the strategy's own; all five
 // options on every layer), priced.
@@ -146,60 +117,6 @@ std::vector<Priced> everyOffloadPlan(const CostInput& in, OpMask keep) {
     return out;
 }
 
-// Budgets: below the lightest plan, at it, at quantiles of the plans' peaks, evenly
-// between the lightest and the heaviest.
-std::vector<Bytes> budgetsOf(const std::vector<Priced>& all) {
-    std::vector<Bytes> peaks;
-    for (const Priced& p : all) peaks.push_back(p.peak);
-    std::sort(peaks.begin(), peaks.end());
-    std::vector<Bytes> budgets{peaks.front() - 1};
-    for (double q : {0.0, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0}) budgets.push_back(peaks[std::size_t(q * double(peaks.size() - 1))]);
-    for (std::size_t i = 1; i < 6; ++i) budgets.push_back(peaks.front() + (peaks.back() - peaks.front()) * Bytes(i) / 6);
-    return budgets;
-}
-
-// The fastest of the plans within a budget (infinity: none fits).
-double fastestWithin(const std::vector<Priced>& all, Bytes budget) {
-    double best = std::numeric_limits<double>::infinity();
-    for (const Priced& p : all)
-        if (p.peak <= budget) best = std::min(best, p.step);
-    return best;
-}
-
-// The brute-force families: a dense one (Llama-3 8B's layer, cut to a few layers) and a
-// mixed one (DeepSeek-V3's MLA and MoE layers behind one dense layer, and an MTP layer).
-const char* kDenseFamily = "{preset: llama3-8b, num_hidden_layers: %1}";
-const char* kMixedFamily = "{preset: deepseek-v3, num_hidden_layers: %1, first_k_dense_replace: 1, num_experts: 16, "
-                           "hidden_size: 1024, num_attention_heads: 16, num_key_value_heads: 16, intermediate_size: 4096, "
-                           "moe_intermediate_size: 512, q_lora_rank: 256, kv_lora_rank: 128}";
-
-std::string scenario(const std::string& model, std::int64_t pp, std::int64_t vpp, std::int64_t mbn,
-                     const std::string& schedule, std::int64_t dp, std::int64_t layers) {
-    std::string partition = "[";  // stated only so the scenario resolves; the planner replaces it
-    for (std::int64_t s = 0; s < pp * vpp; ++s) partition += (s ? ", " : "") + std::to_string(s < layers % (pp * vpp) ? layers / (pp * vpp) + 1 : layers / (pp * vpp));
-    partition += "]";
-    if (vpp > 1) {  // per chunk, then stage: the even split, the extra layers on the last chunks
-        const std::int64_t chunks = pp * vpp;
-        partition = "[";
-        for (std::int64_t c = 0; c < vpp; ++c) {
-            partition += c ? ", [" : "[";
-            for (std::int64_t st = 0; st < pp; ++st)
-                partition += (st ? ", " : "") + std::to_string(layers / chunks + (c * pp + st >= chunks - layers % chunks ? 1 : 0));
-            partition += "]";
-        }
-        partition += "]";
-    }
-    // An H100-like device two to a node, so the stages sit on nodes of their own.
-    const std::string device = "{name: Two-GPU node, memory: 80 GiB, peak_tflops: {bf16: 989, fp32: 67}, "
-                               "hbm_bandwidth_gbps: 3350, intra_node_bandwidth_gbps: 450, "
-                               "inter_node_bandwidth_gbps: 50, devices_per_node: 2}";
-    return "model: " + model + "\ncluster: {device: " + device + ", devices: " + std::to_string(dp * pp * 2) +
-           "}\nexec: {tp: 2, sequence_parallel: true, pp: " + std::to_string(pp) + ", vpp: " + std::to_string(vpp) +
-           ", pp_schedule: " + schedule + ", seq_length: 4096, micro_batch_size: 1, global_batch_size: " +
-           std::to_string(mbn * dp) + ", optimizer_parallel: " + (dp > 1 ? "true" : "false") +
-           ", pp_partition: " + partition + "}\n";
-}
-
 }  // namespace
 
 class TestPlan : public QObject {
@@ -215,7 +132,7 @@ private slots:
         const std::string dense = kDenseFamily, mixed = kMixedFamily;
         for (const std::string& family : {dense, mixed})
             for (std::int64_t pp : {2, 3})
-                for (const char* schedule : {"1f1b", "gpipe"})
+                for (const char* schedule : {"1f1b", "gpipe", "zb-h1"})
                     for (std::int64_t dp : {1, 2})
                         for (std::int64_t mbn : {pp, 2 * pp + 1}) {
                             const bool mtp = family == mixed;
@@ -296,11 +213,16 @@ private slots:
                 QVERIFY2(std::abs(plan.walkedStep - plan.stepSeconds) <= 1e-12 * plan.stepSeconds,
                          qPrintable(where + QString(": walked %1 s, priced %2 s").arg(plan.walkedStep, 0, 'g', 17).arg(plan.stepSeconds, 0, 'g', 17)));
             // The interleaved closed form weighs a stage that is not the straggler by
-            // 1/vpp, while recompute shortens its exposed gradient reduction one for one:
-            // the cost model then prices a slower backward as a faster step. The planner
-            // does not chase that (planner.h); the schedules issue (#14) replaces the form.
-            if (QByteArray(QTest::currentDataTag()).contains("interleaved dp2") && plan.stepSeconds > best * (1 + 1e-12))
-                QEXPECT_FAIL("", "interleaved: recompute that only hides a reduction is not planned (planner.h)", Continue);
+            // 1/vpp, zb-h1's by nothing, while recompute shortens its exposed gradient
+            // reduction one for one: the cost model then prices a slower backward as a
+            // faster step. The planner does not chase that (planner.h) and says so
+            // (Plan::note); what it gives up stays small.
+            const QByteArray tag = QTest::currentDataTag();
+            if ((tag.contains("interleaved dp2") || tag.contains("zb-h1 dp2")) && plan.stepSeconds > best * (1 + 1e-12)) {
+                QVERIFY2(plan.note.find("hide") != std::string::npos, plan.note.c_str());
+                QVERIFY2(plan.stepSeconds <= best * 1.05, qPrintable(where + QString(": planned %1 s, brute force %2 s").arg(plan.stepSeconds).arg(best)));
+                QEXPECT_FAIL("", "interleaved, zb-h1: recompute that only hides a reduction is not planned (planner.h)", Continue);
+            }
             QVERIFY2(std::abs(plan.stepSeconds - best) <= 1e-12 * best,
                      qPrintable(where + QString(": planned %1 s, brute force %2 s").arg(plan.stepSeconds, 0, 'g', 17).arg(best, 0, 'g', 17)));
         }
@@ -412,95 +334,6 @@ private slots:
         QCOMPARE(layers, std::int64_t{62});
     }
 
-    // DeepSeek-V3's 1F1B preset under the interleaved schedule, vpp 2, its layers split evenly.
-    static QStringList interleavedDeepSeek() {
-        std::string even;  // 62 layers over 32 chunks: one on the first two, two on the rest
-        for (int c = 0; c < 2; ++c) {
-            even += c ? ",[" : "[[";
-            for (int s = 0; s < 16; ++s) even += std::string(s ? "," : "") + (c == 0 && s < 2 ? "1" : "2");
-            even += c ? "]]" : "]";
-        }
-        return {"exec.pp_schedule=interleaved", "exec.vpp=2", "exec.micro_batch_num=128", "exec.global_batch_size=16384",
-                QString::fromStdString("exec.pp_partition=" + even)};
-    }
-
-    // Interleaved DeepSeek-V3 (three dense layers, 58 MoE, the MTP layer; pp 16, vpp 2):
-    // the even split does not fit 80 GiB; the planned partition does, its walk priced as
-    // the cost model prices it. A model whose later rounds mix kinds over a space too
-    // large to walk keeps its stated partition, and the plan says why.
-    void interleavedSeveralKinds() {
-        const QStringList interleaved = interleavedDeepSeek();
-        const ResolvedScenario r = resolve(presetWith("deepseek-v3-h800x2048-1f1b", interleaved));
-        const CostInput in = costInput(r);
-        QVERIFY(evaluate(in).peakMemory > Bytes{80} << 30);
-        const Plan plan = planStrategy(in, planRequest(r));
-        QVERIFY2(plan.note.empty(), plan.note.c_str());
-        QVERIFY(plan.fits);
-        QVERIFY(plan.peakMemory <= Bytes{80} << 30);
-        QCOMPARE(plan.walkedStep, plan.stepSeconds);
-        QCOMPARE(plan.partition.size(), std::size_t(2));
-        std::int64_t layers = 0;
-        for (const auto& chunk : plan.partition)
-            for (std::int64_t n : chunk) layers += n;
-        QCOMPARE(layers, std::int64_t{62});
-
-        // 127 body layers, the first 60 dense, at vpp 3: a dense layer can sit in any round.
-        QStringList wide = interleaved;
-        std::string grid;  // 128 layers over 48 chunks, the extra ones on the last 32
-        for (int c = 0; c < 3; ++c) {
-            grid += c ? ",[" : "[[";
-            for (int s = 0; s < 16; ++s) grid += std::string(s ? "," : "") + (c == 0 ? "2" : "3");
-            grid += c == 2 ? "]]" : "]";
-        }
-        wide << "model.num_hidden_layers=127" << "model.first_k_dense_replace=60" << "exec.vpp=3"
-             << QString::fromStdString("exec.pp_partition=" + grid);
-        const ResolvedScenario big = resolve(presetWith("deepseek-v3-h800x2048-1f1b", wide));
-        const Plan kept = planStrategy(costInput(big), planRequest(big));
-        QVERIFY(kept.planned);
-        QVERIFY2(kept.note.find("the stated pp_partition is kept") != std::string::npos, kept.note.c_str());
-        QCOMPARE(kept.partition, costInput(big).strategy.partition);
-        QVERIFY(std::isnan(kept.walkedStep));
-    }
-
-    // The partition planned around a stated recompute (--keep-recompute) under
-    // interleaving: layers of one kind that recompute differently are different layers
-    // to the walk, which must count each chunk where it sits. Every partition of the
-    // family is priced; the plan is the fastest that fits, and its walk prices it as the
-    // cost model does.
-    void interleavedKeepsStatedRecompute_data() {
-        QTest::addColumn<QString>("recompute");
-        QTest::newRow("first three full") << "[{first: 0, count: 3, option: full}]";
-        QTest::newRow("last two full, one selective") << "[{first: 4, count: 1, option: selective}, {first: 5, count: 2, option: full}]";
-    }
-    void interleavedKeepsStatedRecompute() {
-        QFETCH(QString, recompute);
-        std::string yaml = scenario(QString::fromStdString(kDenseFamily).arg(7).toStdString(), 2, 2, 4, "interleaved", 1, 7);
-        yaml.insert(yaml.rfind('}'), ", recompute: " + recompute.toStdString());
-        const ResolvedScenario r = resolvedOf(yaml);
-        const CostInput in = costInput(r);
-        std::vector<Priced> all;
-        std::vector<std::int64_t> part;
-        compositions(7, 2, part, [&](const std::vector<std::int64_t>& totals) {
-            if (totals[0] < 2 || totals[1] < 2) return;
-            CostInput c = in;
-            c.strategy.partition.assign(2, std::vector<std::int64_t>(2));
-            for (std::size_t s = 0; s < 2; ++s)
-                for (std::size_t ch = 0; ch < 2; ++ch) c.strategy.partition[ch][s] = totals[s] / 2 + (ch >= 2 - std::size_t(totals[s] % 2) ? 1 : 0);
-            const Summary sum = evaluate(c);
-            all.push_back({sum.peakMemory, sum.stepSeconds});
-        });
-        PlanRequest request = planRequest(r);
-        request.recompute = false;
-        for (Bytes budget : budgetsOf(all)) {
-            const Plan plan = planStrategy(in, request, budget);
-            const double best = fastestWithin(all, budget);
-            QCOMPARE(plan.fits, std::isfinite(best));
-            if (!plan.fits) continue;
-            QCOMPARE(plan.walkedStep, plan.stepSeconds);
-            QCOMPARE(plan.stepSeconds, best);
-        }
-    }
-
     // Nothing fits: the plan says by how much, per stage, and is the lightest there is.
     void whatIsMissing() {
         const ResolvedScenario r = resolve(presetWith("llama3-70b-h100x64", {"exec.device_memory=12GiB"}));
@@ -594,56 +427,6 @@ private slots:
         QVERIFY(!optionKeys.contains("memory_both_comm_select"));
     }
 
-    // A plan with uneven stages (and chunks) written to train.yaml (offsets per stage, or
-    // per chunk and stage, and activation_checkpoint.layers) reads back to the same
-    // partition, the same option on every layer, and the same price. Both as
-    // HyperParallel's trainer runs them: optimizer states sharded with FSDP only, no
-    // DeepEP, and its own selective recompute (what SLCT is, and what the file says).
-    void trainYamlRoundTrip_data() {
-        QTest::addColumn<QString>("preset");
-        QTest::addColumn<QStringList>("sets");
-        QTest::addColumn<QString>("device");
-        QTest::addColumn<qint64>("devices");
-        QTest::newRow("llama3-70b at 40 GiB") << "llama3-70b-h100x64"
-                                              << QStringList{"exec.device_memory=40GiB", "exec.grad_shard_as_params=true"}
-                                              << "h100-sxm" << qint64(64);
-        QTest::newRow("deepseek-v3 interleaved vpp 2")
-            << "deepseek-v3-h800x2048-1f1b"
-            << (interleavedDeepSeek() << "exec.grad_shard_as_params=true" << "exec.moe_enable_deepep=false"
-                                      << "exec.selective_rule=hyperparallel" << "exec.recompute=[{first: 0, option: selective}]")
-            << "h800" << qint64(2048);
-    }
-    void trainYamlRoundTrip() {
-        QFETCH(QString, preset);
-        QFETCH(QStringList, sets);
-        QFETCH(QString, device);
-        QFETCH(qint64, devices);
-        const Scenario stated = presetWith(preset.toStdString(), sets);
-        const ResolvedScenario r = resolve(stated);
-        const Plan plan = planStrategy(costInput(r), planRequest(r));
-        QVERIFY(plan.fits);
-        QVERIFY(plan.partition != costInput(r).strategy.partition);  // moved from the even split
-        Scenario written = stated;
-        written.exec = planExec(stated.exec, plan);
-        const ResolvedScenario planned = resolve(written);
-        QCOMPARE(planned.partition.layers, plan.partition);
-        const std::string yaml = trainYaml(planned, nullptr);
-        QVERIFY(yaml.find("offset") != std::string::npos);
-        QVERIFY(yaml.find("layers:") != std::string::npos);
-        Diagnostics d;
-        Value back = scenarioFromTrainYaml(parseDocument(yaml, "train.yaml", Format::Yaml), "", d);
-        d.raiseIfAny();
-        back.find("cluster")->set("device", Value::string(device.toStdString()));
-        back.find("cluster")->set("devices", Value::integer(devices));
-        const ResolvedScenario again = resolve(scenarioFromValue(back, "train.yaml", ""));
-        QCOMPARE(again.partition.layers, plan.partition);
-        const CostInput a = costInput(planned), b = costInput(again);
-        QCOMPARE(a.strategy.layerClass.size(), b.strategy.layerClass.size());
-        for (std::size_t l = 0; l < a.strategy.layerClass.size(); ++l)
-            QVERIFY(a.strategy.classes[a.strategy.layerClass[l]] == b.strategy.classes[b.strategy.layerClass[l]]);
-        QCOMPARE(estimate(again).peakMemory, plan.peakMemory);
-        QCOMPARE(estimate(again).stepSeconds, plan.stepSeconds);
-    }
 };
 
 QTEST_GUILESS_MAIN(TestPlan)

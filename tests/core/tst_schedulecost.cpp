@@ -295,11 +295,11 @@ private slots:
         QVERIFY(moved > 0);
     }
 
-    // The planner models one stage per device under the 1F1B family: it says so
-    // rather than balance a zb-h1 or dualpipe strategy as if it were 1f1b.
+    // The planner models one stage per device under the 1F1B family (zb-h1 with its
+    // held-back weight gradients): it says so rather than balance a zb-h2 or dualpipe
+    // strategy as if it were 1f1b.
     void plannerRefusesWhatItDoesNotModel_data() {
         QTest::addColumn<QString>("schedule");
-        QTest::newRow("zb-h1") << "zb-h1";
         QTest::newRow("zb-h2") << "zb-h2";
         QTest::newRow("dualpipe") << "dualpipe";
         QTest::newRow("zbv") << "zbv";

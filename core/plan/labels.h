@@ -1,0 +1,83 @@
+#pragma once
+// The partition programme's labels (internal to core/plan): a partial plan of the first
+// stages, held as the sums and maxima of their times that the step's formula reads, and
+// that formula over them: how a stage extends a label, which label is no worse than
+// another, and the step of a whole plan (of a partial one, a lower bound: every term
+// grows, and zb-h1's fill only shrinks, as stages are added).
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "pipeline/closedform.h"
+#include "plan/stagecost.h"
+
+namespace tessera::core::plan {
+
+struct Label {
+    double sumX = 0, sumF = 0, maxX = 0, maxF = 0, maxB = 0, maxTail = 0;
+    // zb-h1's: the largest drain per hop, F + B, and the least weight gradient that fills it.
+    double maxY = 0, maxFB = 0, minFill = std::numeric_limits<double>::infinity();
+    std::int32_t from = -1, fromLabel = -1;  // where it came from: the running total, the label
+};
+
+class StepForm {
+public:
+    explicit StepForm(const PipelineShape& shape)
+        : m_shape(shape),
+          m_reads(shape.schedule == Schedule::GPipe                           ? Reads::SplitSums
+                  : shape.schedule == Schedule::ZbH1 && shape.stages > 1 ? Reads::ZeroBubble
+                                                                          : Reads::Sums) {}
+
+    bool splitSums() const { return m_reads == Reads::SplitSums; }
+    bool zeroBubble() const { return m_reads == Reads::ZeroBubble; }
+
+    Label extend(const Label& from, const StageChoice& c) const {
+        Label x = from;
+        x.sumX += c.perMicroBatch, x.sumF += c.forward;
+        if (splitSums()) x.maxF = std::max(x.maxF, c.forward), x.maxB = std::max(x.maxB, c.perMicroBatch - c.forward);
+        else x.maxX = std::max(x.maxX, c.perMicroBatch);
+        if (zeroBubble()) {  // as estimate.cpp forms them, B the input gradient with its recompute
+            const double b = c.perMicroBatch - c.forward - c.weightGrad;
+            x.maxY = std::max({x.maxY, c.forward + b - std::min(b, c.weightGrad), b});
+            x.maxFB = std::max(x.maxFB, c.forward + b);
+            x.minFill = std::min(x.minFill, std::min(b, c.weightGrad));
+        }
+        x.maxTail = std::max(x.maxTail, c.tail);
+        return x;
+    }
+
+    // As evaluate() forms it (for GPipe the makespan reads the forward and backward sums
+    // only through their total).
+    double step(const Label& x) const {
+        if (zeroBubble()) return pipelineMakespanZbH1(m_shape, {x.maxX, x.maxY, x.maxFB, x.minFill}) + x.maxTail;
+        return pipelineMakespan(m_shape, x.sumX, x.maxX, x.sumF, x.maxF, x.sumX - x.sumF, x.maxB) + x.maxTail;
+    }
+
+    // Whether a is no worse than b in everything the step reads (gpipe: the forward and
+    // backward maxima; zb-h1: the maxima and the fill, not the sum).
+    bool covers(const Label& a, const Label& b) const {
+        if (a.maxTail > b.maxTail) return false;
+        switch (m_reads) {
+        case Reads::Sums: return a.sumX <= b.sumX && a.maxX <= b.maxX;
+        case Reads::SplitSums: return a.sumX <= b.sumX && a.maxF <= b.maxF && a.maxB <= b.maxB;
+        case Reads::ZeroBubble: return a.maxX <= b.maxX && a.maxY <= b.maxY && a.maxFB <= b.maxFB && a.minFill >= b.minFill;
+        }
+        return false;
+    }
+
+    // x into a Pareto set of labels: unless one there covers it, dropping those it covers.
+    void insert(std::vector<Label>& front, const Label& x) const {
+        for (const Label& y : front)
+            if (covers(y, x)) return;
+        std::erase_if(front, [&](const Label& y) { return covers(x, y); });
+        front.push_back(x);
+    }
+
+private:
+    enum class Reads { Sums, SplitSums, ZeroBubble };  // 1f1b and interleaved, gpipe, zb-h1
+    PipelineShape m_shape;
+    Reads m_reads;
+};
+
+}  // namespace tessera::core::plan
