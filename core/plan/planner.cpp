@@ -387,8 +387,10 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
                                 if (b == e) continue;  // no partial plan to extend
                                 const StageChoice& c = stageChoice(s, hold(r, rounds, i, h, n));  // memoised
                                 if (!c.fits) break;  // a stage holding more layers fits no better
-                                // Nor is it faster, and the step is at least m times any stage's time.
-                                if (double(st.mbn) * c.perMicroBatch > ceiling * (1 + 1e-12)) break;
+                                // The step is at least m times any stage's time. A stage holding more
+                                // layers can be faster (FSDP gathers and sends hide under more compute:
+                                // a last stage of the MTP layer alone exposes its gather), so no break.
+                                if (double(st.mbn) * c.perMicroBatch > ceiling * (1 + 1e-12)) continue;
                                 if (s == 0) {
                                     add(extend(Label{}, c));
                                     break;

@@ -57,6 +57,30 @@ private slots:
         QVERIFY(std::isnan(kept.walkedStep));
     }
 
+    // A stage holding more layers can be the faster one: under FSDP a last stage of the
+    // MTP layer alone waits on that layer's whole gather, which one more layer's compute
+    // hides. The walk once stopped adding layers to a stage at the first count too slow
+    // for the step in hand, and on DeepSeek-V3 at pp 32 said nothing fit where the even
+    // split, recompute planned, fits; the plan must never be slower than that split.
+    void moreLayersCanBeFaster() {
+        std::string even = "[1,1";
+        for (int s = 2; s < 32; ++s) even += ",2";
+        even += "]";
+        Scenario s = presetWith("deepseek-v3-h800x2048-1f1b",
+                                {"exec.dp=64", "exec.pp=32", "exec.ep=1", "exec.micro_batch_num=240", "exec.grad_shard_as_params=true",
+                                 QString::fromStdString("exec.pp_partition=" + even)});
+        s.exec.optimizer_shard.reset();  // the whole data-parallel group
+        const ResolvedScenario r = resolve(s);
+        const CostInput in = costInput(r);
+        const Plan split = planStrategy(in, planRequest(r, false, true));  // the even split, recompute planned
+        QVERIFY(split.fits);
+        const Plan plan = planStrategy(in, planRequest(r));
+        QVERIFY2(plan.fits, plan.why.c_str());
+        QVERIFY2(plan.stepSeconds <= split.stepSeconds * (1 + 1e-12),
+                 qPrintable(QString("planned %1 s, the even split %2 s").arg(plan.stepSeconds).arg(split.stepSeconds)));
+        QCOMPARE(plan.walkedStep, plan.stepSeconds);
+    }
+
     // The partition planned around a stated recompute (--keep-recompute) under
     // interleaving: layers of one kind that recompute differently are different layers
     // to the walk, which must count each chunk where it sits. Every partition of the
