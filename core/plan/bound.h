@@ -18,9 +18,17 @@
 //    memory (weights, gradients, states, master copy) and the least its options keep,
 //    times the micro-batches the stage holds in flight (bound.cpp heldBound).
 //
+//  - together: a plan both lighter than M and faster than T (PlanBound::fitsUnder), which
+//    a search reads once the planner has a plan in hand (PlanRequest::ceilingGiven).
+//
 // A handful of stage bodies (three empty, one full, one per layer kind): a few
 // microseconds, against a plan's hundred or more.
+#include <array>
+#include <utility>
+#include <vector>
+
 #include "model/costinput.h"
+#include "pipeline/closedform.h"
 #include "plan/planner.h"
 #include "units/units.h"
 
@@ -29,6 +37,25 @@ namespace tessera::core {
 struct PlanBound {
     double stepSeconds = 0;
     Bytes peakMemory = 0;
+
+    // The two bounds together (fitsUnder): a plan no slower than T has no stage slower
+    // than the makespan leaves it (every form is linear in the slowest stage X:
+    // makespan >= base + coef·X, with the sums at their least), so each stage holds only
+    // so much layer time; and under a peak M only so many layers fit its memory, each at
+    // some mix of its kind's options (hull: recompute seconds, bytes kept a micro-batch,
+    // fastest to lightest), a whole number of them. The layers of the most numerous kind
+    // must all find a stage, and every chunk holds a layer: a stage that cannot take one
+    // of that kind a chunk takes the other kinds' (as if they cost nothing, a relaxation),
+    // and there are only so many of those.
+    PipelineShape shape;
+    std::vector<std::pair<double, double>> hull;
+    double layers = 0, others = 0, layerSeconds = 0, layerStatic = 0;  // others: layers of the other kinds
+    double base = 0, coef = 0, tail = 0;
+    // The stages holding no layer: first, middle, last.
+    std::array<double, 3> emptySeconds{}, emptyMemory{}, embeddingKept{}, outputKept{};
+
+    // False when no plan has peak <= memory and step <= step.
+    bool fitsUnder(Bytes memory, double step) const;
 };
 
 PlanBound planLowerBound(const CostInput& in, const PlanRequest& request);

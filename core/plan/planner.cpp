@@ -312,7 +312,7 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
             rounds.place(out, i, h, n);
             return out;
         };
-        double ceiling = request.ceiling;
+        double ceiling = request.ceiling, asked = request.ceiling;  // asked: the caller's
         bool upper = false;  // a plan in hand: the even split fits
         // The even split, where it fits, bounds the search at once and pass 0 is not needed.
         {
@@ -325,6 +325,14 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
                 even = extend(even, c);
             }
             if (all) ceiling = std::min(ceiling, step(even)), upper = true;
+            if (all && request.ceilingGiven) asked = std::min(asked, request.ceilingGiven(step(even)));
+            ceiling = std::min(ceiling, asked);
+        }
+        if (ceiling == -std::numeric_limits<double>::infinity()) {  // the caller has no use for any plan
+            out.bounded = true;
+            out.why = "no plan is faster than the ceiling asked for";
+            out.stageProblems = solver.problems();
+            return out;
         }
         double bestStep = std::numeric_limits<double>::infinity();
         std::vector<std::int64_t> totals;  // the best plan's layers per stage
@@ -437,7 +445,7 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
             if (!any) break;  // nothing fits (or nothing under the request's ceiling): no second pass
         }
         if (!totals.empty()) out.walkedStep = bestStep;
-        if (totals.empty() && std::isfinite(request.ceiling)) {
+        if (totals.empty() && std::isfinite(asked)) {
             // Nothing under the caller's ceiling (or nothing fits): no use to it either way.
             out.bounded = true;
             out.why = "no plan is faster than the ceiling asked for";

@@ -42,6 +42,7 @@
 // cannot afford, the partition stays as stated and Plan::note says so. The layers'
 // options are planned either way.
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -73,6 +74,10 @@ struct PlanRequest {
     // when the fastest plan is slower, or none fits, the planner may stop early and
     // return Plan::bounded instead.
     double ceiling = std::numeric_limits<double>::infinity();
+    // Once a plan is in hand (the even split, where it fits), the step the plan will be
+    // no slower than: the caller may then know its plan can only be so light, and lower
+    // the ceiling (-inf: no use at all; the planner stops there).
+    std::function<double(double upper)> ceilingGiven;
 };
 
 struct Plan {

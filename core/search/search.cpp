@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <limits>
@@ -34,6 +35,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr std::uint64_t kBlock = 2048;  // candidates per work item: ~2 ms of work
+constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Smaller is better; ties break on the candidate number.
 double objectiveKey(const Candidate& c, Objective o) {
@@ -55,6 +57,9 @@ struct Partial {
     std::map<std::string, std::uint64_t> memoryRefused;
     std::optional<Candidate> lightest;
     std::uint64_t evaluated = 0, feasible = 0;
+    // The front by peak, each with the least step of any kept one no heavier (planCeiling).
+    std::vector<std::pair<Bytes, double>> stairs;
+    bool stairsStale = true;
 };
 
 void keepTop(Partial& p, const Candidate& c, Objective o, std::size_t keep) {
@@ -78,25 +83,63 @@ void keepFront(std::vector<Candidate>& front, const Candidate& c) {
 
 // What a candidate's plan must beat to matter to this worker, from a lower bound on
 // any plan of it (plan/bound.h): +inf while the top-K or the front is still filling;
-// -inf when no plan can enter either (it cannot fit, or the bound is already past
-// both); else the step past which its plan enters neither the top-K (a step slower
-// than the K-th kept) nor the front (slower than a kept candidate no heavier than
-// the bound). The worker's own top and front are enough: the merged ones are no
-// worse, so the result is the same whatever the threads (only the count of
-// candidates bounded out differs).
-double planCeiling(const Partial& part, const SearchSpace& space, const PlanBound& b) {
-    constexpr double kInf = std::numeric_limits<double>::infinity();
+// -inf when no plan can enter either; else the step past which its plan enters
+// neither the top-K (a step slower than the K-th kept) nor the front. The worker's own
+// top and front are enough: the merged ones are no worse, so the result is the same
+// whatever the threads (only the count of candidates bounded out differs).
+//
+// The front is a staircase: a plan of peak m is dominated when slower than the
+// fastest kept candidate no heavier than m. The plan's peak is unknown, so each stair
+// it could stand on is taken in turn, lightest first: a plan on it is lighter than the
+// next stair up and, to matter, no slower than this one's step, and PlanBound::fitsUnder
+// may show no plan is both. The first stair left gives the ceiling.
+//
+// `least`: a peak the plan is known to reach (planCeilingGiven), beyond the bound's.
+double planCeiling(Partial& part, const SearchSpace& space, const PlanBound& b, Bytes least = 0) {
     if (part.top.size() < space.keep || part.front.empty()) return kInf;
-    if (b.peakMemory > space.memoryLimit) return -kInf;
-    double front = -kInf;
-    for (const Candidate& f : part.front)
-        if (f.peakMemory <= b.peakMemory) front = front == -kInf ? f.stepSeconds : std::min(front, f.stepSeconds);
-    if (front == -kInf) return kInf;  // lighter than every kept one: it may join the front
+    least = std::max(least, b.peakMemory);
+    if (least > space.memoryLimit) return -kInf;
     const Candidate& worst = part.top.front();
-    const double top = space.objective == Objective::Memory ? (b.peakMemory > worst.peakMemory ? -kInf : kInf)
-                                                            : worst.stepSeconds;
-    const double ceiling = std::max(top, front);
-    return b.stepSeconds > ceiling ? -kInf : ceiling;
+    if (space.objective == Objective::Memory) {  // the top by peak: the bound's own peak and step
+        double front = -kInf;
+        for (const Candidate& f : part.front)
+            if (f.peakMemory <= b.peakMemory) front = front == -kInf ? f.stepSeconds : std::min(front, f.stepSeconds);
+        if (front == -kInf) return kInf;
+        const double ceiling = std::max(b.peakMemory > worst.peakMemory ? -kInf : kInf, front);
+        return b.stepSeconds > ceiling ? -kInf : ceiling;
+    }
+    if (part.stairsStale) {
+        part.stairs.clear();
+        for (const Candidate& f : part.front) part.stairs.push_back({f.peakMemory, f.stepSeconds});
+        std::sort(part.stairs.begin(), part.stairs.end());
+        for (std::size_t i = 1; i < part.stairs.size(); ++i)
+            part.stairs[i].second = std::min(part.stairs[i].second, part.stairs[i - 1].second);
+        part.stairsStale = false;
+    }
+    if (least < part.stairs.front().first) return kInf;  // lighter than every kept one: it may join the front
+    for (std::size_t i = 0; i < part.stairs.size() && part.stairs[i].first <= space.memoryLimit; ++i) {
+        // A plan standing on stair i: peak in [m_i, m_i+1), useful only up to this step.
+        const double ceiling = std::max(worst.stepSeconds, part.stairs[i].second);
+        const Bytes below = i + 1 < part.stairs.size() ? std::min(part.stairs[i + 1].first, space.memoryLimit + 1)
+                                                      : space.memoryLimit + 1;
+        if (b.stepSeconds > ceiling) break;  // not even with no recompute, nor on a heavier stair
+        if (below <= least) continue;          // lighter than the plan can be
+        if (b.fitsUnder(below - 1, ceiling)) return ceiling;
+    }
+    return -kInf;
+}
+
+// The ceiling once the planner has a plan no slower than `upper` in hand: the plan it
+// returns is then no slower either, so no lighter than any plan that fast can be.
+double planCeilingGiven(Partial& part, const SearchSpace& space, const PlanBound& b, double upper) {
+    auto possible = [&](Bytes peak) { return b.fitsUnder(peak, upper); };  // some plan this light, this fast?
+    Bytes lo = b.peakMemory, hi = space.memoryLimit;  // none at lo; some at hi (the plan in hand)
+    if (possible(lo) || !possible(hi)) return planCeiling(part, space, b);
+    while (hi - lo > MiB) {
+        const Bytes mid = lo + (hi - lo) / 2;
+        (possible(mid) ? hi : lo) = mid;
+    }
+    return planCeiling(part, space, b, lo + 1);
 }
 
 std::string memoryBucket(Bytes need, Bytes limit) {
@@ -118,7 +161,11 @@ std::string memoryBucket(Bytes need, Bytes limit) {
 std::optional<PlanRequest> candidatePlanRequest(const SearchSpace& space, const Candidate& c, const CostInput& filled) {
     if (!space.planPartition && c.recompute != RecomputeMode::PerLayer) return std::nullopt;
     const OpMask rule = selectiveRuleMask(space.selectiveRule, filled.strategy.flash, c.sp);
-    return PlanRequest{space.planPartition, c.recompute == RecomputeMode::PerLayer, rule, rule, false};
+    PlanRequest request;
+    request.partition = space.planPartition, request.recompute = c.recompute == RecomputeMode::PerLayer;
+    request.selectiveKeep = request.ruleKeep = rule;
+    request.stageFigures = false;
+    return request;
 }
 
 std::optional<Summary> priceCandidate(const SearchSetup& setup, const Validity& validity, Candidate& c, CostInput& in) {
@@ -181,13 +228,21 @@ SearchResult runSearch(const SearchSetup& setup, const SearchOptions& options) {
                     continue;
                 }
                 validity.fill(c, in);
-                const std::optional<PlanRequest> request = candidatePlanRequest(space, c, in);
-                double ceiling = std::numeric_limits<double>::infinity();
-                if (request && options.bound && part.top.size() >= space.keep)
-                    ceiling = planCeiling(part, space, planLowerBound(in, *request));
+                std::optional<PlanRequest> request = candidatePlanRequest(space, c, in);
+                double ceiling = kInf;
+                PlanBound bound;
+                if (request && options.bound && part.top.size() >= space.keep) {
+                    bound = planLowerBound(in, *request);
+                    ceiling = planCeiling(part, space, bound);
+                    // Once the planner has a plan in hand, its plan can be only so light.
+                    if (ceiling != -kInf)
+                        request->ceilingGiven = [&](double upper) {
+                            return std::min(ceiling, planCeilingGiven(part, space, bound, upper));
+                        };
+                }
                 Refusal unplanned = Refusal::LayersFewerThanChunks;
                 std::optional<Summary> priced;
-                if (ceiling == -std::numeric_limits<double>::infinity()) unplanned = Refusal::Bounded;  // not even planned
+                if (ceiling == -kInf) unplanned = Refusal::Bounded;  // not even planned
                 else priced = priceFilled(space, c, in, request, ceiling, &unplanned);
                 if (!priced) {
                     ++part.refused[std::size_t(unplanned)];
@@ -208,6 +263,7 @@ SearchResult runSearch(const SearchSetup& setup, const SearchOptions& options) {
                 ++part.feasible;
                 keepTop(part, c, space.objective, space.keep);
                 keepFront(part.front, c);
+                part.stairsStale = true;
             }
             visited.fetch_add(last - first, std::memory_order_relaxed);
             if (!part.top.empty()) {

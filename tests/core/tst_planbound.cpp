@@ -1,6 +1,7 @@
 // The lower bound a planned search skips candidates by (plan/bound.h) and the
 // ceiling it hands the planner: the bound is never above what the planner then
-// finds, for every candidate of planned spaces on a MoE and a dense model; a
+// finds, nor does it rule out the plan's own peak and step together (fitsUnder),
+// for every candidate of planned spaces on a MoE and a dense model; a
 // bounded search returns exactly the top and the front of one that plans every
 // candidate; and a plan asked for under its own optimum says so instead.
 #include <QtTest>
@@ -89,7 +90,7 @@ private slots:
         const std::vector<std::size_t> radix = setup.space.radix();
         CostInput in = setup.input;
         std::size_t digits[kAxes];
-        int planned = 0;
+        int planned = 0, ruledOut = 0;
         double tightest = 0;
         for (std::uint64_t index = 0; index < setup.space.size(); ++index) {
             std::uint64_t rest = index;
@@ -109,10 +110,18 @@ private slots:
             QVERIFY2(b.peakMemory <= s->peakMemory,
                      qPrintable(QString("%1: peak bound %2 over %3").arg(c.label().c_str()).arg(b.peakMemory).arg(s->peakMemory)));
             tightest = std::max(tightest, b.stepSeconds / s->stepSeconds);
+            // The two together: the plan itself is both as light and as fast as it is.
+            QVERIFY2(b.fitsUnder(s->peakMemory, s->stepSeconds),
+                     qPrintable(QString("%1: fitsUnder rules out its own plan (%2 GiB, %3 s)")
+                                    .arg(c.label().c_str()).arg(double(s->peakMemory) / double(GiB)).arg(s->stepSeconds)));
+            // And a plan nine-tenths as heavy as this one and no slower: ruled out how often.
+            ruledOut += !b.fitsUnder(Bytes(0.9 * double(s->peakMemory)), s->stepSeconds);
         }
-        qInfo("%d candidates planned; the tightest step bound is %.4f of its plan", planned, tightest);
+        qInfo("%d candidates planned; the tightest step bound is %.4f of its plan; %d of them shown to have no plan "
+              "nine-tenths as heavy and as fast", planned, tightest, ruledOut);
         QVERIFY(planned > 20);
         QVERIFY(tightest > 0.5);  // a bound of zero would pass the checks above and skip nothing
+        QVERIFY(ruledOut > 0);    // nor would a fitsUnder that is always true
     }
 
     void boundedSearchGivesTheSameAnswer_data() {
