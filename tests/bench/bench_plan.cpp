@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "io/scenarioio.h"
+#include "plan/bound.h"
 #include "plan/planexec.h"
 #include "plan/planner.h"
 #include "resolve/resolve.h"
@@ -51,6 +52,25 @@ private slots:
         report("128 layers, 16 stages (Llama-3 405B widths, 1,024 H100)", resolvedYaml(k128));
         report("DeepSeek-V3, pp 16 on 2,048 H800 (the preset)", resolve(presetScenario("deepseek-v3-h800x2048-1f1b")));
         report("Llama-3 70B, pp 4 on 64 H100 (the preset)", resolve(presetScenario("llama3-70b-h100x64")));
+    }
+    // The lower bound a planned search reads before it plans a candidate (plan/bound.h),
+    // and the check of a peak and a step together it asks per stair of the front.
+    void lowerBound() {
+        const ResolvedScenario r = resolve(presetScenario("deepseek-v3-h800x2048-1f1b"));
+        const CostInput in = costInput(r);
+        const PlanRequest request = planRequest(r);
+        const int n = 2000;
+        PlanBound b;
+        auto start = std::chrono::steady_clock::now();
+        for (int i = 0; i < n; ++i) b = planLowerBound(in, request);
+        const double bound = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / n;
+        int possible = 0;
+        start = std::chrono::steady_clock::now();
+        for (int i = 0; i < n; ++i) possible += b.fitsUnder(b.peakMemory + Bytes(i) * MiB, b.stepSeconds * 1.2);
+        const double check = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / n;
+        qInfo("DeepSeek-V3, pp 16 (the preset): %.2f us a bound, %.3f us a fitsUnder (%d of %d possible)", bound * 1e6,
+              check * 1e6, possible, n);
+        QVERIFY(b.stepSeconds > 0);
     }
     // A planned search: every candidate gets its own partition and per-layer recompute.
     void plannedSearch() {
