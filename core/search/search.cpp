@@ -94,11 +94,11 @@ void keepFront(std::vector<Candidate>& front, const Candidate& c) {
 // next stair up and, to matter, no slower than this one's step, and PlanBound::fitsUnder
 // may show no plan is both. The first stair left gives the ceiling.
 //
-// `least`: a peak the plan is known to reach (planCeilingGiven), beyond the bound's.
-double planCeiling(Partial& part, const SearchSpace& space, const PlanBound& b, Bytes least = 0) {
+// `upper`: the step of a plan the planner has in hand (PlanRequest::ceilingGiven). The
+// plan it returns is no slower, so it stands only where a plan that fast can.
+double planCeiling(Partial& part, const SearchSpace& space, const PlanBound& b, double upper = kInf) {
     if (part.top.size() < space.keep || part.front.empty()) return kInf;
-    least = std::max(least, b.peakMemory);
-    if (least > space.memoryLimit) return -kInf;
+    if (b.peakMemory > space.memoryLimit) return -kInf;
     const Candidate& worst = part.top.front();
     if (space.objective == Objective::Memory) {  // the top by peak: the bound's own peak and step
         double front = -kInf;
@@ -116,30 +116,19 @@ double planCeiling(Partial& part, const SearchSpace& space, const PlanBound& b, 
             part.stairs[i].second = std::min(part.stairs[i].second, part.stairs[i - 1].second);
         part.stairsStale = false;
     }
-    if (least < part.stairs.front().first) return kInf;  // lighter than every kept one: it may join the front
+    // Lighter than every kept one, it may join the front whatever its step.
+    const Bytes lightest = part.stairs.front().first;
+    if (b.peakMemory < lightest && b.fitsUnder(lightest - 1, upper)) return kInf;
     for (std::size_t i = 0; i < part.stairs.size() && part.stairs[i].first <= space.memoryLimit; ++i) {
         // A plan standing on stair i: peak in [m_i, m_i+1), useful only up to this step.
         const double ceiling = std::max(worst.stepSeconds, part.stairs[i].second);
         const Bytes below = i + 1 < part.stairs.size() ? std::min(part.stairs[i + 1].first, space.memoryLimit + 1)
                                                       : space.memoryLimit + 1;
         if (b.stepSeconds > ceiling) break;  // not even with no recompute, nor on a heavier stair
-        if (below <= least) continue;          // lighter than the plan can be
-        if (b.fitsUnder(below - 1, ceiling)) return ceiling;
+        if (below <= b.peakMemory) continue;  // lighter than any plan can be
+        if (b.fitsUnder(below - 1, std::min(ceiling, upper))) return ceiling;
     }
     return -kInf;
-}
-
-// The ceiling once the planner has a plan no slower than `upper` in hand: the plan it
-// returns is then no slower either, so no lighter than any plan that fast can be.
-double planCeilingGiven(Partial& part, const SearchSpace& space, const PlanBound& b, double upper) {
-    auto possible = [&](Bytes peak) { return b.fitsUnder(peak, upper); };  // some plan this light, this fast?
-    Bytes lo = b.peakMemory, hi = space.memoryLimit;  // none at lo; some at hi (the plan in hand)
-    if (possible(lo) || !possible(hi)) return planCeiling(part, space, b);
-    while (hi - lo > MiB) {
-        const Bytes mid = lo + (hi - lo) / 2;
-        (possible(mid) ? hi : lo) = mid;
-    }
-    return planCeiling(part, space, b, lo + 1);
 }
 
 std::string memoryBucket(Bytes need, Bytes limit) {
@@ -237,7 +226,7 @@ SearchResult runSearch(const SearchSetup& setup, const SearchOptions& options) {
                     // Once the planner has a plan in hand, its plan can be only so light.
                     if (ceiling != -kInf)
                         request->ceilingGiven = [&](double upper) {
-                            return std::min(ceiling, planCeilingGiven(part, space, bound, upper));
+                            return std::min(ceiling, planCeiling(part, space, bound, upper));
                         };
                 }
                 Refusal unplanned = Refusal::LayersFewerThanChunks;

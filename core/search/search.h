@@ -12,9 +12,9 @@
 // per_layer) a worker skips planning a candidate that a lower bound shows can enter
 // neither its own top-K nor its front, and hands the planner the step past which the
 // plan is of no use (search.cpp planCeiling), and again once the planner has a plan in
-// hand and so knows how light its plan can be (planCeilingGiven, which may stop it
-// there); the top and the front are unchanged,
-// only how many were bounded out depends on the threads. The caller's thread reports
+// hand and so knows how light its plan can be (PlanRequest::ceilingGiven: it may stop
+// there); the top and the front are unchanged, only how many were bounded out
+// depends on the threads. The caller's thread reports
 // progress at least ten times a second and watches the cancel flag; workers check it
 // every block (a few milliseconds of work). No Qt: the GUI wraps this in its own worker.
 #include <atomic>
