@@ -388,9 +388,11 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
                             const std::int64_t nFrom = s == 0 ? j : std::max(from.first, from.first + (j - hi[h] - from.first + from.step - 1) / from.step * from.step);
                             for (std::int64_t n = nFrom; s == 0 ? n == j : j - n >= std::max(s * v, lo[h]); n += from.step) {
                                 const std::int64_t i = j - n;
-                                // A stage of n layers takes at least n of the fastest layer's time, and the
-                                // step at least m times that: past the plan in hand, no need to ask.
-                                if (double(st.mbn) * double(n) * fastest > ceiling * (1 + 1e-12)) break;
+                                // A stage takes at least its layers' plain time (n of the fastest layer's,
+                                // or with one chunk [i, j)'s), and the step at least m times that: past
+                                // the plan in hand, no need to ask (nor for more layers).
+                                const double plain = v == 1 ? before[std::size_t(j)] - before[std::size_t(i)] : double(n) * fastest;
+                                if (double(st.mbn) * plain > ceiling * (1 + 1e-12)) break;
                                 const auto [b, e] = s == 0 ? std::pair<std::int32_t, std::int32_t>{0, 1} : at(s - 1, i, h);
                                 if (b == e) continue;  // no partial plan to extend
                                 const StageChoice& c = stageChoice(s, hold(r, rounds, i, h, n));  // memoised
