@@ -18,6 +18,9 @@ struct Label {
     double sumX = 0, sumF = 0, maxX = 0, maxF = 0, maxB = 0, maxTail = 0;
     // zb-h1's: the largest drain per hop, F + B, and the least weight gradient that fills it.
     double maxY = 0, maxFB = 0, minFill = std::numeric_limits<double>::infinity();
+    // The stages' largest peak so far: the whole plan's is no less. Not read by the step
+    // (nor by covers): a caller that keeps a front may cap the step by it (PlanRequest::peakCaps).
+    Bytes peak = 0;
     std::int32_t from = -1, fromLabel = -1;  // where it came from: the running total, the label
 };
 
@@ -44,6 +47,7 @@ public:
             x.minFill = std::min(x.minFill, std::min(b, c.weightGrad));
         }
         x.maxTail = std::max(x.maxTail, c.tail);
+        x.peak = std::max(x.peak, c.peak);
         return x;
     }
 

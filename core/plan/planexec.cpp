@@ -18,7 +18,9 @@ PlanRequest planRequest(const ResolvedScenario& r, bool partition, bool recomput
             slct = c.keep;
             break;
         }
-    PlanRequest request{partition, recompute, slct, rule};
+    PlanRequest request;
+    request.partition = partition, request.recompute = recompute;
+    request.selectiveKeep = slct, request.ruleKeep = rule;
     request.offload = offload;
     return request;
 }

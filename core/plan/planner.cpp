@@ -334,7 +334,17 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
             out.stageProblems = solver.problems();
             return out;
         }
+        // The caller's caps by peak (PlanRequest::peakCaps): the cap a plan whose stages
+        // reach `peak` already is held to. Within a millionth of the peak, against rounding.
+        const std::vector<std::pair<Bytes, double>>& caps = request.peakCaps;
+        auto capAt = [&](Bytes peak) {
+            const Bytes at = peak - peak / (Bytes{1} << 20);
+            auto it = std::upper_bound(caps.begin(), caps.end(), at, [](Bytes m, const auto& c) { return m < c.first; });
+            return it == caps.begin() ? std::numeric_limits<double>::infinity() : std::prev(it)->second;
+        };
+        bool capped = false;  // a walk dropped a partial plan by the caps
         double bestStep = std::numeric_limits<double>::infinity();
+        Bytes bestPeak = 0;
         std::vector<std::int64_t> totals;  // the best plan's layers per stage
         // One walk over the stages for residues `rounds`; whether any plan reached the end.
         auto walk = [&](const plan::Rounds& rounds, int pass) {
@@ -374,6 +384,10 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
                             y.sumX += left;
                             const double b = step(y);
                             if (b > ceiling * (1 + 1e-12)) return;
+                            if (!caps.empty() && b > capAt(x.peak) * (1 + 1e-12)) {
+                                capped = true;
+                                return;
+                            }
                             if (pass == 1) return form.insert(cell, x);
                             if (cell.empty() || b < kept) cell.assign(1, x), kept = b;
                         };
@@ -426,7 +440,7 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
                 for (std::int32_t k = b; k < e; ++k) {
                     const double x = step(pool[std::size_t(k)]);
                     ceiling = std::min(ceiling, x);
-                    if (pass == 1 && x < bestStep) bestStep = x, best = k;
+                    if (pass == 1 && x < bestStep) bestStep = x, bestPeak = pool[std::size_t(k)].peak, best = k;
                 }
             }
             if (pass == 1) out.labels += pool.size();
@@ -444,10 +458,22 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
         for (int pass = upper ? 1 : 0; pass < 2; ++pass) {
             bool any = false;
             for (const plan::Rounds& w : walks) any = walk(w, pass) || any;
-            if (!any) break;  // nothing fits (or nothing under the request's ceiling): no second pass
+            // Pass 0 keeps one partial plan a cell, so under a ceiling or caps an empty pass 0
+            // proves nothing (the one kept may be dropped where another would have gone on);
+            // with neither, it proves that nothing fits.
+            if (!any && !std::isfinite(ceiling) && !capped) break;
         }
-        if (!totals.empty()) out.walkedStep = bestStep;
-        if (totals.empty() && std::isfinite(asked)) {
+        if (!totals.empty() && !caps.empty()) {
+            // The caps keep the plans of use; the fastest of all may be one they dropped
+            // (heavier, and faster still): walk again without them, under the step found.
+            PlanRequest exact = request;
+            exact.peakCaps.clear();
+            exact.ceilingGiven = nullptr;
+            exact.ceiling = std::min(asked, bestStep);
+            return planStrategy(in, exact, budget);  // `work` is the callee's now; nothing here reads it again
+        }
+        if (!totals.empty()) out.walkedStep = bestStep, out.walkedPeak = bestPeak;
+        if (totals.empty() && (std::isfinite(asked) || capped)) {
             // Nothing under the caller's ceiling (or nothing fits): no use to it either way.
             out.bounded = true;
             out.why = "no plan is faster than the ceiling asked for";

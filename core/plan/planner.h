@@ -78,6 +78,15 @@ struct PlanRequest {
     // no slower than: the caller may then know its plan can only be so light, and lower
     // the ceiling (-inf: no use at all; the planner stops there).
     std::function<double(double upper)> ceilingGiven;
+    // A caller keeping a front of peak against step: (peak, cap) pairs ascending in peak,
+    // the cap non-increasing, where a plan of peak at least that is of no use to it when
+    // slower than the cap (none below the first). The planner's plan is still the fastest,
+    // but when that plan would be past the cap at its own peak it may return bounded: a
+    // partial plan whose step bound passes the cap at the peak its stages already reach is
+    // dropped (the whole plan's peak is no less, its step no less than the bound), and a
+    // walk that keeps none proves the fastest plan of no use. A walk that keeps one is
+    // walked again without the caps, under the step it found, for the fastest.
+    std::vector<std::pair<Bytes, double>> peakCaps;
 };
 
 struct Plan {
@@ -99,6 +108,7 @@ struct Plan {
     // The step as the partition's walk priced the plan it chose (NaN: no walk chose it);
     // tst_plan holds it to stepSeconds, so that a walk that places a chunk wrong shows.
     double walkedStep = std::numeric_limits<double>::quiet_NaN();
+    Bytes walkedPeak = 0;  // and its peak, the stages' largest (the caps read it; tst_plan holds it to peakMemory)
     Bytes peakMemory = 0, budget = 0;
     // Per stage: the planned peak; when nothing fits, the lightest plan's peak and by
     // how much it misses the budget (0 where that stage fits).

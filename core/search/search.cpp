@@ -81,6 +81,29 @@ void keepFront(std::vector<Candidate>& front, const Candidate& c) {
     front.push_back(c);
 }
 
+void refreshStairs(Partial& part) {
+    if (!part.stairsStale) return;
+    part.stairs.clear();
+    for (const Candidate& f : part.front) part.stairs.push_back({f.peakMemory, f.stepSeconds});
+    std::sort(part.stairs.begin(), part.stairs.end());
+    for (std::size_t i = 1; i < part.stairs.size(); ++i)
+        part.stairs[i].second = std::min(part.stairs[i].second, part.stairs[i - 1].second);
+    part.stairsStale = false;
+}
+
+// The staircase as the planner reads it (PlanRequest::peakCaps): from each stair's peak
+// on, a plan slower than that stair's step (and than the K-th kept) enters neither the
+// front nor the top. Lighter than every stair, no cap.
+std::vector<std::pair<Bytes, double>> peakCaps(Partial& part, const SearchSpace& space) {
+    std::vector<std::pair<Bytes, double>> caps;
+    if (space.objective == Objective::Memory || part.top.size() < space.keep || part.front.empty()) return caps;
+    refreshStairs(part);
+    const double worst = part.top.front().stepSeconds;
+    for (const auto& [peak, step] : part.stairs)
+        if (peak <= space.memoryLimit) caps.emplace_back(peak, std::max(worst, step));
+    return caps;
+}
+
 // What a candidate's plan must beat to matter to this worker, from a lower bound on
 // any plan of it (plan/bound.h): +inf while the top-K or the front is still filling;
 // -inf when no plan can enter either; else the step past which its plan enters
@@ -108,14 +131,7 @@ double planCeiling(Partial& part, const SearchSpace& space, const PlanBound& b, 
         const double ceiling = std::max(b.peakMemory > worst.peakMemory ? -kInf : kInf, front);
         return b.stepSeconds > ceiling ? -kInf : ceiling;
     }
-    if (part.stairsStale) {
-        part.stairs.clear();
-        for (const Candidate& f : part.front) part.stairs.push_back({f.peakMemory, f.stepSeconds});
-        std::sort(part.stairs.begin(), part.stairs.end());
-        for (std::size_t i = 1; i < part.stairs.size(); ++i)
-            part.stairs[i].second = std::min(part.stairs[i].second, part.stairs[i - 1].second);
-        part.stairsStale = false;
-    }
+    refreshStairs(part);
     // Lighter than every kept one, it may join the front whatever its step.
     const Bytes lightest = part.stairs.front().first;
     if (b.peakMemory < lightest && b.fitsUnder(lightest - 1, upper)) return kInf;
@@ -224,10 +240,12 @@ SearchResult runSearch(const SearchSetup& setup, const SearchOptions& options) {
                     bound = planLowerBound(in, *request);
                     ceiling = planCeiling(part, space, bound);
                     // Once the planner has a plan in hand, its plan can be only so light.
-                    if (ceiling != -kInf)
+                    if (ceiling != -kInf) {
                         request->ceilingGiven = [&](double upper) {
                             return std::min(ceiling, planCeiling(part, space, bound, upper));
                         };
+                        request->peakCaps = peakCaps(part, space);
+                    }
                 }
                 Refusal unplanned = Refusal::LayersFewerThanChunks;
                 std::optional<Summary> priced;

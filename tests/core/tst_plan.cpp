@@ -119,6 +119,31 @@ std::vector<Priced> everyOffloadPlan(const CostInput& in, OpMask keep) {
 
 }  // namespace
 
+// A search's caps by peak (PlanRequest::peakCaps) on a plan of the brute-force family:
+// the planner's plan stays the one it makes uncapped (`plan`, at `budget`), and it says
+// bounded only when that plan is past the cap at its own peak.
+void checkPeakCaps(const CostInput& in, const PlanRequest& request, Bytes budget, const Plan& plan, const QString& where) {
+    const double best = plan.stepSeconds;
+    auto capped = [&](std::vector<std::pair<Bytes, double>> caps) {
+        PlanRequest r = request;
+        r.peakCaps = std::move(caps);
+        return planStrategy(in, r, budget);
+    };
+    // Every plan capped below the fastest: none is of use.
+    const Plan none = capped({{0, best * (1 - 1e-9)}});
+    QVERIFY2(none.bounded && !none.planned, qPrintable(where + ": capped below the fastest everywhere"));
+    // Caps only above the plan's peak: the same plan.
+    const Plan same = capped({{plan.peakMemory + 1, 0.0}});
+    QVERIFY2(same.planned && same.partition == plan.partition && same.layerClass == plan.layerClass,
+             qPrintable(where + ": caps above its peak changed the plan"));
+    // From just under the plan's peak up, capped below it: the plan itself is of no use,
+    // so the planner may say bounded; if a lighter plan leads it on, it returns the plan.
+    const Plan heavy = capped({{plan.peakMemory - plan.peakMemory / 1000, best * (1 - 1e-9)}});
+    if (!heavy.bounded)
+        QVERIFY2(heavy.planned && heavy.partition == plan.partition && heavy.layerClass == plan.layerClass,
+                 qPrintable(where + QString(": capped plan %1 s, fastest %2 s").arg(heavy.stepSeconds, 0, 'g', 17).arg(best, 0, 'g', 17)));
+}
+
 class TestPlan : public QObject {
     Q_OBJECT
 private slots:
@@ -224,9 +249,11 @@ private slots:
             }
             QVERIFY2(plan.peakMemory <= budget, qPrintable(where));
             // The walk priced its plan as the cost model does: every chunk where it sits.
-            if (partitions)
+            if (partitions) {
                 QVERIFY2(std::abs(plan.walkedStep - plan.stepSeconds) <= 1e-12 * plan.stepSeconds,
                          qPrintable(where + QString(": walked %1 s, priced %2 s").arg(plan.walkedStep, 0, 'g', 17).arg(plan.stepSeconds, 0, 'g', 17)));
+                QVERIFY2(plan.walkedPeak == plan.peakMemory, qPrintable(where + QString(": walked peak %1 B").arg(plan.walkedPeak)));
+            }
             // The interleaved closed form weighs a stage that is not the straggler by
             // 1/vpp, zb-h1's by nothing, while recompute shortens its exposed gradient
             // reduction one for one: the cost model then prices a slower backward as a
@@ -240,6 +267,7 @@ private slots:
             }
             QVERIFY2(std::abs(plan.stepSeconds - best) <= 1e-12 * best,
                      qPrintable(where + QString(": planned %1 s, brute force %2 s").arg(plan.stepSeconds, 0, 'g', 17).arg(best, 0, 'g', 17)));
+            if (partitions) checkPeakCaps(in, request, budget, plan, where);
         }
     }
 

@@ -3,7 +3,8 @@
 // finds, nor does it rule out the plan's own peak and step together (fitsUnder),
 // for every candidate of planned spaces on a MoE and a dense model; a
 // bounded search returns exactly the top and the front of one that plans every
-// candidate; and a plan asked for under its own optimum says so instead.
+// candidate; a plan asked for under its own optimum says so instead; and caps by peak
+// leave the plan the fastest.
 #include <QtTest>
 
 #include "io/overrides.h"
@@ -171,6 +172,26 @@ private slots:
         QCOMPARE(at.partition, free.partition);
         QCOMPARE(at.layerClass, free.layerClass);
         QCOMPARE(at.stepSeconds, free.stepSeconds);
+    }
+
+    // A search's caps by peak (PlanRequest::peakCaps) with the fastest plan capped and the
+    // lighter ones not: the walk under the caps finds a lighter, slower plan, and the plan
+    // returned is still the fastest (the walk again without them); capped everywhere, none.
+    void capsKeepTheFastest() {
+        const ResolvedScenario r = resolve(presetScenario("deepseek-v3-h800x2048-1f1b"));
+        const CostInput in = costInput(r);
+        PlanRequest request = planRequest(r);
+        const Plan free = planStrategy(in, request);
+        QVERIFY(free.fits);
+        request.peakCaps = {{free.peakMemory - free.peakMemory / 1000, free.stepSeconds * (1 - 1e-9)}};
+        const Plan capped = planStrategy(in, request);
+        QVERIFY(capped.planned && !capped.bounded);
+        QCOMPARE(capped.partition, free.partition);
+        QCOMPARE(capped.layerClass, free.layerClass);
+        QCOMPARE(capped.stepSeconds, free.stepSeconds);
+        request.peakCaps = {{0, free.stepSeconds * (1 - 1e-9)}};
+        const Plan none = planStrategy(in, request);
+        QVERIFY(none.bounded && !none.planned);
     }
 };
 
