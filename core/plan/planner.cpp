@@ -161,12 +161,13 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
     }
 
     // Layer types and what each option costs a layer of that type.
-    const GroupLinks links = groupLinks(work.strategy, in.device);
+    // The stage bodies' context, whose layer costs these are (the solver starts from it).
+    detail::StageContext context(work);
     std::vector<std::vector<OptionCost>> kindCosts(m.kinds.size());
     std::vector<double> baseTime(m.kinds.size(), 0);  // a layer's time without recompute (class 0, NONE)
     for (std::size_t k = 0; k < m.kinds.size(); ++k)
         for (std::size_t c = 0; c < classes.size(); ++c) {
-            const LayerCost lc = layerCost(work, m.kinds[k], classes[c], links);
+            const LayerCost& lc = context.cost(k * classes.size() + c);
             kindCosts[k].push_back({std::uint8_t(c), lc.kept, lc.recompute, lc.keptNone - lc.kept + lc.gradBuffer + lc.gatheredInput});
             if (c == 0) baseTime[k] = lc.forward + lc.backwardInput + lc.backwardWeight;
         }
@@ -195,7 +196,7 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
     for (std::size_t t = 0; t < T; ++t)
         for (std::size_t l = 0; l < layers; ++l) prefix[t][l + 1] = prefix[t][l] + (typeOf[l] == t ? 1 : 0);
 
-    StageSolver solver(work, types, out.budget, planOffload ? &typeOf : nullptr);
+    StageSolver solver(work, context, types, out.budget, planOffload ? &typeOf : nullptr);
     std::vector<std::int32_t> counts(std::size_t(v) * T);
     // The stage holding `ranges`: its counts per (chunk, type), then its choice.
     // With one chunk, a stage's problem is (stage, layers of each type): looked up in a

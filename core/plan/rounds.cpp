@@ -109,7 +109,7 @@ std::size_t Rounds::after(std::int64_t j, std::size_t h, std::int64_t n) const {
     return npos;
 }
 
-void Rounds::series(std::int64_t j, std::size_t h, std::vector<Series>& out) const {
+void Rounds::mixedSeries(std::int64_t j, std::size_t h, std::vector<Series>& out) const {
     out.clear();
     switch (m_mode) {
     case Mode::Plain: out.push_back({0, m_v, 1}); break;

@@ -72,7 +72,11 @@ public:
         std::size_t from;
         std::int64_t first, step;
     };
-    void series(std::int64_t j, std::size_t h, std::vector<Series>& out) const;
+    void series(std::int64_t j, std::size_t h, std::vector<Series>& out) const {
+        if (!plain()) return mixedSeries(j, h, out);
+        out.resize(1);  // asked for every cell: kept inline
+        out[0] = {0, m_v, 1};
+    }
     // The index after a stage of n layers from (j, h), or npos.
     std::size_t after(std::int64_t j, std::size_t h, std::int64_t n) const;
 
@@ -86,6 +90,7 @@ public:
 
 private:
     enum class Mode { Plain, Anchored, Guessed };
+    void mixedSeries(std::int64_t j, std::size_t h, std::vector<Series>& out) const;
     std::int64_t digit(std::size_t h, std::int64_t r) const { return std::int64_t(h / m_radix[std::size_t(r)]) % (m_residues[std::size_t(r)] + 1); }
     std::size_t settled() const { return m_states - 1; }  // Anchored
     std::int64_t extraOf(std::size_t h) const;             // Σ r·h_r (Anchored, before settling: e)

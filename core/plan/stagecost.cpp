@@ -12,10 +12,11 @@ namespace tessera::core::plan {
 using detail::wholeBytes;
 
 
-StageSolver::StageSolver(CostInput& work, std::vector<LayerType> types, Bytes budget, const std::vector<std::uint8_t>* typeOf)
+StageSolver::StageSolver(CostInput& work, const detail::StageContext& context, std::vector<LayerType> types, Bytes budget,
+                         const std::vector<std::uint8_t>* typeOf)
     : m_work(work),
       m_typeOf(typeOf),
-      m_ctx(work),
+      m_ctx(context),
       m_types(std::move(types)),
       m_budget(budget),
       m_shape{work.strategy.schedule, int(work.strategy.pp), int(work.strategy.vpp), int(work.strategy.mbn)},
@@ -61,7 +62,7 @@ const StageSolver::Frame& StageSolver::frame(std::int64_t stage, const detail::S
     std::string k;
     if (m_packed) {
         pk = packed(role, typeCounts, n, m_bits);
-        if (auto it = m_frameByPack.find(pk); it != m_frameByPack.end()) return m_frames[it->second];
+        if (const std::uint32_t i = m_frameByPack.find(pk); i != PackedIndex::kNone) return m_frames[i];
     } else {
         k = key(role, typeCounts, n) + order + static_cast<char>(offload & 0x7f) + static_cast<char>(offload >> 7);
         if (auto it = m_frameIndex.find(k); it != m_frameIndex.end()) return m_frames[it->second];
@@ -81,7 +82,7 @@ const StageSolver::Frame& StageSolver::frame(std::int64_t stage, const detail::S
     f.lastBackward = b.time.backward + b.time.weightGrad + b.time.recompute;
     f.embeddingKept = b.embeddingKept, f.outputKept = b.outputKept, f.workingRest = b.workingRest;
     f.reduceSeconds = b.reduceSeconds, f.reduceBuckets = b.reduceBuckets, f.gatherExposed = b.gatherExposed, f.optimizer = b.time.optimizer;
-    if (m_packed) m_frameByPack.emplace(pk, m_frames.size());
+    if (m_packed) m_frameByPack.insert(pk, std::uint32_t(m_frames.size()));
     else m_frameIndex.emplace(k, m_frames.size());
     m_frames.push_back(f);
     return m_frames.back();
@@ -94,7 +95,7 @@ const StageChoice& StageSolver::solve(std::int64_t stage, const detail::StageRan
     std::string k;
     if (m_packed) {
         pk = packed(stage, typeCounts, n, m_bits);
-        if (auto it = m_choiceByPack.find(pk); it != m_choiceByPack.end()) return m_choices[it->second];
+        if (const std::uint32_t i = m_choiceByPack.find(pk); i != PackedIndex::kNone) return m_choices[i];
     }
     std::string order;  // with offload: the types of chunk 0's layers in the order the stage runs them
     if (m_typeOf)
@@ -106,7 +107,7 @@ const StageChoice& StageSolver::solve(std::int64_t stage, const detail::StageRan
     }
     ++m_problems;
     StageChoice c = solveOnce(stage, ranges, typeCounts, order);
-    if (m_packed) m_choiceByPack.emplace(pk, m_choices.size());
+    if (m_packed) m_choiceByPack.insert(pk, std::uint32_t(m_choices.size()));
     else m_choiceIndex.emplace(k, m_choices.size());
     m_choices.push_back(std::move(c));
     return m_choices.back();

@@ -43,13 +43,52 @@ struct StageChoice {
     std::vector<std::int32_t> counts;
 };
 
+// Packed keys to indices, by open addressing (linear probing, doubling at half full): a
+// plan solves a few hundred stage problems, and a node-based map spent more on
+// allocating its nodes than on finding them.
+class PackedIndex {
+public:
+    static constexpr std::uint32_t kNone = 0xffffffffu;
+    std::uint32_t find(std::uint64_t key) const {
+        if (m_values.empty()) return kNone;
+        for (std::size_t i = slot(key);; i = (i + 1) & (m_values.size() - 1)) {
+            if (m_values[i] == kNone || m_keys[i] == key) return m_values[i];
+        }
+    }
+    void insert(std::uint64_t key, std::uint32_t value) {  // key not present
+        if (2 * (m_size + 1) > m_values.size()) grow();
+        std::size_t i = slot(key);
+        while (m_values[i] != kNone) i = (i + 1) & (m_values.size() - 1);
+        m_keys[i] = key, m_values[i] = value, ++m_size;
+    }
+
+private:
+    std::size_t slot(std::uint64_t key) const {
+        return std::size_t((key * 0x9e3779b97f4a7c15ull) >> (64 - m_bits));
+    }
+    void grow() {
+        std::vector<std::uint64_t> keys = std::move(m_keys);
+        std::vector<std::uint32_t> values = std::move(m_values);
+        m_bits = values.empty() ? 8 : m_bits + 1;
+        m_keys.assign(std::size_t(1) << m_bits, 0), m_values.assign(std::size_t(1) << m_bits, kNone);
+        m_size = 0;
+        for (std::size_t i = 0; i < values.size(); ++i)
+            if (values[i] != kNone) insert(keys[i], values[i]);
+    }
+    std::vector<std::uint64_t> m_keys;
+    std::vector<std::uint32_t> m_values;
+    std::size_t m_size = 0;
+    int m_bits = 0;
+};
+
 class StageSolver {
 public:
     // `work`: the strategy with the planner's classes (class 0 NONE) and no layerClass.
     // With `typeOf` (each layer's type), a stage may also offload its first layers'
     // activations (1F1B, one chunk, a host link): the solver sets work's per-stage
     // offload while it prices a stage, and an offloaded layer runs NONE (as the seed's).
-    StageSolver(CostInput& work, std::vector<LayerType> types, Bytes budget,
+    // `context`: of `work`, with the layer costs it has priced so far.
+    StageSolver(CostInput& work, const detail::StageContext& context, std::vector<LayerType> types, Bytes budget,
                 const std::vector<std::uint8_t>* typeOf = nullptr);
 
     // The stage holding `ranges` (its chunks' layers) with `typeCounts` layers of each
@@ -92,7 +131,7 @@ private:
     // Memo keys: (tag, counts) packed in 64 bits when they fit (m_bits a count), else as bytes.
     bool m_packed = false;
     int m_bits = 14;
-    std::unordered_map<std::uint64_t, std::size_t> m_frameByPack, m_choiceByPack;
+    PackedIndex m_frameByPack, m_choiceByPack;
     std::unordered_map<std::string, std::size_t> m_frameIndex, m_choiceIndex;
     std::deque<Frame> m_frames;        // deques: what solve() returns stays where it is
     std::deque<StageChoice> m_choices;

@@ -222,9 +222,16 @@ SearchResult runSearch(const SearchSetup& setup, const SearchOptions& options) {
             const std::uint64_t first = next.fetch_add(kBlock);
             if (first >= result.spaceSize) break;
             const std::uint64_t last = std::min(result.spaceSize, first + kBlock);
-            for (std::uint64_t index = first; index < last; ++index) {
-                std::uint64_t rest = index;
-                for (std::size_t a = kAxes; a-- > 0;) digits[a] = rest % radix[a], rest /= radix[a];
+            // The block's first candidate's digits, then each next by carrying (no divisions).
+            std::uint64_t rest = first;
+            for (std::size_t a = kAxes; a-- > 0;) digits[a] = rest % radix[a], rest /= radix[a];
+            auto advance = [&] {
+                for (std::size_t a = kAxes; a-- > 0;) {
+                    if (++digits[a] < radix[a]) return;
+                    digits[a] = 0;
+                }
+            };
+            for (std::uint64_t index = first; index < last; ++index, advance()) {
                 Candidate c;
                 c.index = index;
                 const Refusal why = validity.check(digits, c);
