@@ -7,6 +7,22 @@
 
 namespace tessera::core {
 
+std::string partitionText(const std::vector<std::vector<std::int64_t>>& grid) {
+    std::string out;
+    for (std::size_t s = 0; !grid.empty() && s < grid.front().size(); ++s) {
+        if (s) out += ",";
+        for (std::size_t c = 0; c < grid.size(); ++c) out += (c ? "+" : "") + std::to_string(grid[c][s]);
+    }
+    return out;
+}
+
+void applyPlan(const Plan& plan, Strategy& st) {
+    st.partition = plan.partition;
+    st.classes = plan.classes;
+    st.layerClass = plan.layerClass;
+    if (!plan.offload.empty()) st.activationOffload = plan.offload;
+}
+
 PlanRequest planRequest(const ResolvedScenario& r, bool partition, bool recompute, bool offload) {
     const ExecSpec& e = r.scenario.exec;
     const OpMask rule = selectiveRuleMask(*e.selective_rule, *e.flash_attention, *e.sequence_parallel);

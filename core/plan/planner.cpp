@@ -7,6 +7,8 @@
 #include "model/estimate.h"
 #include "model/layercost.h"
 #include "plan/labels.h"
+#include "plan/layertypes.h"
+#include "plan/lightest.h"
 #include "plan/rounds.h"
 #include "plan/stagecost.h"
 
@@ -14,36 +16,8 @@ namespace tessera::core {
 
 using plan::Label;
 using plan::LayerType;
-using plan::OptionCost;
 using plan::StageChoice;
 using plan::StageSolver;
-
-RecomputeClass planOptionClass(PlanOption option, OpMask keep) {
-    switch (option) {
-    case PlanOption::None: return {};
-    case PlanOption::Slct: return {RecomputeClass::Selective, keep};
-    case PlanOption::Comm: return {RecomputeClass::Selective, static_cast<OpMask>(kOpAll & ~kOpGather)};
-    case PlanOption::Both: return {RecomputeClass::Selective, static_cast<OpMask>(keep & ~kOpGather)};
-    case PlanOption::Full: return {RecomputeClass::Full, kOpAll};
-    }
-    return {};
-}
-
-std::string partitionText(const std::vector<std::vector<std::int64_t>>& grid) {
-    std::string out;
-    for (std::size_t s = 0; !grid.empty() && s < grid.front().size(); ++s) {
-        if (s) out += ",";
-        for (std::size_t c = 0; c < grid.size(); ++c) out += (c ? "+" : "") + std::to_string(grid[c][s]);
-    }
-    return out;
-}
-
-void applyPlan(const Plan& plan, Strategy& st) {
-    st.partition = plan.partition;
-    st.classes = plan.classes;
-    st.layerClass = plan.layerClass;
-    if (!plan.offload.empty()) st.activationOffload = plan.offload;
-}
 
 namespace {
 
@@ -52,32 +26,6 @@ namespace {
 // vpp 2 walks once over 5,040 (anchored); 128 layers whose dense ones reach the later
 // rounds, at pp 16 and vpp 3, would walk 51 histograms over 3.3 million (tst_plan).
 constexpr std::uint64_t kMaxWalkCells = 2'000'000;
-
-std::uint8_t addClass(std::vector<RecomputeClass>& classes, std::vector<std::string>& names, const RecomputeClass& c,
-                      const std::string& name) {
-    auto it = std::find(classes.begin(), classes.end(), c);
-    if (it != classes.end()) return std::uint8_t(it - classes.begin());
-    classes.push_back(c), names.push_back(name);
-    return std::uint8_t(classes.size() - 1);
-}
-
-// Options no layer is better off with: another keeps no more, recomputes no longer and
-// has no larger working set (on a tie the earlier class, in the seed's order, stays).
-std::vector<OptionCost> undominated(const std::vector<OptionCost>& all) {
-    std::vector<OptionCost> out;
-    for (std::size_t i = 0; i < all.size(); ++i) {
-        bool beaten = false;
-        for (std::size_t j = 0; j < all.size() && !beaten; ++j) {
-            if (i == j) continue;
-            const OptionCost &a = all[j], &b = all[i];
-            const bool noWorse = a.kept <= b.kept && a.recompute <= b.recompute && a.working <= b.working;
-            const bool tie = a.kept == b.kept && a.recompute == b.recompute && a.working == b.working;
-            beaten = noWorse && (!tie || j < i);
-        }
-        if (!beaten) out.push_back(all[i]);
-    }
-    return out;
-}
 
 }  // namespace
 
@@ -140,17 +88,8 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
     // storage from one plan to the next (a search plans thousands of candidates of one model).
     thread_local CostInput work;
     work = in;
-    std::vector<std::string> names;
-    work.strategy.classes.clear();
-    addClass(work.strategy.classes, names, RecomputeClass{}, kPlanOptionNames[0]);
-    std::vector<std::uint8_t> statedClass(st.classes.size(), 0);
-    if (request.recompute) {
-        for (std::size_t o = 0; o < kPlanOptions; ++o)
-            addClass(work.strategy.classes, names, planOptionClass(PlanOption(o), request.selectiveKeep), kPlanOptionNames[o]);
-    } else {
-        for (std::size_t c = 0; c < st.classes.size(); ++c)
-            statedClass[c] = addClass(work.strategy.classes, names, st.classes[c], "STATED");
-    }
+    const plan::PlanClasses planned = plan::planClasses(st, request);
+    work.strategy.classes = planned.classes;
     work.strategy.layerClass.clear();
     work.strategy.partition.clear();
     if (planOffload) work.strategy.activationOffload.assign(std::size_t(p), 0), work.run.activationOffload = 0;
@@ -160,37 +99,13 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
         return out;
     }
 
-    // Layer types and what each option costs a layer of that type.
-    // The stage bodies' context, whose layer costs these are (the solver starts from it).
+    // Layer types and what each option costs a layer of that type, from the stage bodies'
+    // context, whose layer costs these are (the solver starts from it).
     detail::StageContext context(work);
-    std::vector<std::vector<OptionCost>> kindCosts(m.kinds.size());
-    std::vector<double> baseTime(m.kinds.size(), 0);  // a layer's time without recompute (class 0, NONE)
-    for (std::size_t k = 0; k < m.kinds.size(); ++k)
-        for (std::size_t c = 0; c < classes.size(); ++c) {
-            const LayerCost& lc = context.cost(k * classes.size() + c);
-            kindCosts[k].push_back({std::uint8_t(c), lc.kept, lc.recompute, lc.keptNone - lc.kept + lc.gradBuffer + lc.gatheredInput});
-            if (c == 0) baseTime[k] = lc.forward + lc.backwardInput + lc.backwardWeight;
-        }
-    std::vector<LayerType> types;
-    std::vector<std::uint8_t> typeOf(layers, 0);
-    {
-        std::vector<std::pair<std::size_t, std::uint8_t>> seen;  // (kind, class or 255: every option)
-        for (std::size_t l = 0; l < layers; ++l) {
-            const std::size_t kind = m.layerKind[l];
-            const std::uint8_t cls = request.recompute ? 255
-                                     : st.layerClass.empty() ? statedClass[0]
-                                                             : statedClass[st.layerClass[l]];
-            auto it = std::find(seen.begin(), seen.end(), std::make_pair(kind, cls));
-            if (it == seen.end()) {
-                seen.emplace_back(kind, cls);
-                LayerType t{kind, {}};
-                t.options = cls == 255 ? undominated(kindCosts[kind]) : std::vector<OptionCost>{kindCosts[kind][cls]};
-                types.push_back(std::move(t));
-                it = seen.end() - 1;
-            }
-            typeOf[l] = std::uint8_t(it - seen.begin());
-        }
-    }
+    const plan::PlanTypes layerTypes = plan::planTypes(context, st, request, planned);
+    const std::vector<LayerType>& types = layerTypes.types;
+    const std::vector<std::uint8_t>& typeOf = layerTypes.typeOf;
+    const std::vector<double>& baseTime = layerTypes.baseTime;
     const std::size_t T = types.size();
     std::vector<std::vector<std::int32_t>> prefix(T, std::vector<std::int32_t>(layers + 1, 0));
     for (std::size_t t = 0; t < T; ++t)
@@ -484,48 +399,10 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
         if (totals.empty()) {
             // Nothing fits: the partition whose worst stage misses least, at the lightest options.
             fits = false;
-            Bytes bestWorst = detail::kMaxCountedBytes;
-            for (const plan::Rounds& rounds : walks) {
-                const std::size_t hs = rounds.states(), cols = std::size_t(placed + 1) * hs;
-                std::vector<Bytes> worst(std::size_t(p) * cols, detail::kMaxCountedBytes);
-                std::vector<std::pair<std::int64_t, std::size_t>> from(worst.size(), {0, 0});  // (total, index) before
-                auto cellOf = [&](std::int64_t s, std::int64_t j, std::size_t h) { return std::size_t(s) * cols + std::size_t(j) * hs + h; };
-                for (std::int64_t s = 0; s < p; ++s) {
-                    const std::int64_t jFirst = s == p - 1 ? placed : (s + 1) * v, jLast = placed - (p - 1 - s) * v;
-                    for (std::size_t h2 = s == p - 1 ? rounds.endFirst() : 0; h2 < hs; ++h2)
-                        for (std::int64_t j = rounds.firstTotal(s, h2, jFirst), jEnd = rounds.lastTotal(h2, jLast); j <= jEnd;
-                             j += rounds.totalStep(h2)) {
-                            Bytes& w = worst[cellOf(s, j, h2)];
-                            if (s == 0) series.assign(1, {rounds.initial(), j, 1});
-                            else rounds.series(j, h2, series);
-                            for (const plan::Rounds::Series& before : series) {
-                                const std::size_t h = before.from;
-                                if (s == 0 && rounds.after(0, h, j) != h2) continue;
-                                for (std::int64_t n = before.first; s == 0 ? n == j : j - n >= s * v; n += before.step) {
-                                    const std::int64_t i = j - n;
-                                    if (s > 0 && worst[cellOf(s - 1, i, h)] == detail::kMaxCountedBytes) continue;
-                                    const Bytes here = stageChoice(s, hold(r, rounds, i, h, n)).lightest;
-                                    // A stage holding more layers needs no less: past the best, stop.
-                                    if (here >= w) break;
-                                    const Bytes x = s == 0 ? here : std::max(here, worst[cellOf(s - 1, i, h)]);
-                                    if (x < w) w = x, from[cellOf(s, j, h2)] = {i, h};
-                                    if (s == 0) break;
-                                }
-                            }
-                        }
-                }
-                std::size_t end = rounds.endFirst();
-                for (std::size_t h = end; h <= rounds.endLast(); ++h)
-                    if (worst[cellOf(p - 1, placed, h)] < worst[cellOf(p - 1, placed, end)]) end = h;
-                if (worst[cellOf(p - 1, placed, end)] >= bestWorst) continue;
-                bestWorst = worst[cellOf(p - 1, placed, end)];
-                totals.assign(std::size_t(p), 0);
-                for (std::int64_t s = p - 1, j = placed, h = std::int64_t(end); s >= 0; --s) {
-                    const auto [i, before] = s == 0 ? std::pair<std::int64_t, std::size_t>{0, 0} : from[cellOf(s, j, std::size_t(h))];
-                    totals[std::size_t(s)] = j - i;
-                    j = i, h = std::int64_t(before);
-                }
-            }
+            totals = plan::lightestTotals(walks, p, v, placed,
+                                          [&](std::int64_t s, const plan::Rounds& rounds, std::int64_t i, std::size_t h, std::int64_t n) {
+                                              return stageChoice(s, hold(r, rounds, i, h, n)).lightest;
+                                          });
         }
         for (std::int64_t s = 0; s < p; ++s)
             for (std::int64_t c = 0; c < v; ++c) {
@@ -538,7 +415,7 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
     out.planned = true;
     out.partition = grid;
     out.classes = classes;
-    out.classNames = names;
+    out.classNames = planned.names;
     out.ruleKeep = request.ruleKeep;
     out.layerClass.assign(layers, 0);
     if (planOffload) out.offload.assign(std::size_t(p), 0);
@@ -546,35 +423,7 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
         const detail::StageRanges r = rangesOf(s);
         const StageChoice& c = stageChoice(s, r);
         if (planOffload) out.offload[std::size_t(s)] = c.offload;
-        for (std::int64_t ch = 0; ch < v; ++ch) {
-            // Offloaded layers (chunk 0's first) run NONE, class 0; the options go to the rest.
-            const std::int64_t a = r.start[std::size_t(ch)] + (ch == 0 ? c.offload : 0);
-            const std::int64_t b = r.start[std::size_t(ch)] + r.count[std::size_t(ch)] + (s == p - 1 && ch == v - 1 ? extraLast : 0);
-            for (std::size_t t = 0; t < T; ++t) {
-                // The type's options from the most recompute down, each as many times as chosen.
-                std::vector<const OptionCost*> order;
-                for (const OptionCost& o : types[t].options) order.push_back(&o);
-                std::stable_sort(order.begin(), order.end(),
-                                 [](const OptionCost* x, const OptionCost* y) { return x->recompute > y->recompute; });
-                std::vector<std::uint8_t> queue;
-                if (!c.fits) {  // nothing fits: every layer at its lightest option
-                    const OptionCost* lightest = &types[t].options.front();
-                    for (const OptionCost& o : types[t].options)
-                        if (o.kept < lightest->kept) lightest = &o;
-                    queue.assign(std::size_t(counts[std::size_t(ch) * T + t]), lightest->cls);  // offloaded ones included: the tail is unused
-                }
-                for (const OptionCost* o : order) {
-                    if (!c.fits) break;
-                    const std::size_t idx = std::size_t(o - types[t].options.data());
-                    const std::int32_t n = c.counts[(std::size_t(ch) * T + t) * plan::kMaxTypeOptions + idx];
-                    queue.insert(queue.end(), std::size_t(n), o->cls);
-                }
-                std::size_t next = 0;
-                for (std::int64_t l = a; l < b; ++l)
-                    if (typeOf[std::size_t(l)] == t)
-                        out.layerClass[std::size_t(l)] = next < queue.size() ? queue[next++] : types[t].options.front().cls;
-            }
-        }
+        plan::assignStage(c, r, v, s == p - 1 ? extraLast : 0, layerTypes, out.layerClass);
     }
     out.stageProblems = solver.problems();
 
