@@ -1,6 +1,7 @@
 #include "model/expertcomm.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace tessera::core {
@@ -23,20 +24,13 @@ double choose(std::int64_t n, std::int64_t r) {
     return c;
 }
 
-}  // namespace
-
-std::int64_t expertNodes(const ExpertRoute& r) {
-    const std::int64_t local = std::clamp<std::int64_t>(r.epPerNode, 1, std::max<std::int64_t>(1, r.ep));
-    return (r.ep + local - 1) / local;
-}
-
 // Balanced routing drawn as the router draws it: topk_group groups uniform among n_group,
 // then top-k distinct experts uniform among the chosen groups' experts (without groups:
 // among all). Experts lie over the nodes in order, experts/nodes a node, so a node holds
 // whole groups (groups a multiple of nodes) or a group spans nodes (nodes a multiple of
 // groups). The expected count is the sum over nodes of the chance a copy lands there, so
 // it is exact for that draw; any other layout claims no group bound.
-double expectedNodesPerToken(const ExpertRoute& r) {
+double nodesPerToken(const ExpertRoute& r) {
     const std::int64_t n = expertNodes(r);
     if (n <= 1) return 1;
     const std::int64_t k = std::max<std::int64_t>(1, r.topK);
@@ -56,6 +50,24 @@ double expectedNodesPerToken(const ExpertRoute& r) {
         return double(covered) * (1 - missesPart(pool, pool / covered, k));
     }
     return double(n) * (1 - missesPart(experts, experts / n, k));
+}
+
+}  // namespace
+
+std::int64_t expertNodes(const ExpertRoute& r) {
+    const std::int64_t local = std::clamp<std::int64_t>(r.epPerNode, 1, std::max<std::int64_t>(1, r.ep));
+    return (r.ep + local - 1) / local;
+}
+
+double expectedNodesPerToken(const ExpertRoute& r) {
+    // A function of six counts that a search asks again for every MoE layer it prices:
+    // the last answer is kept per thread.
+    const std::array<std::int64_t, 6> key{r.ep, r.epPerNode, r.experts, r.topK, r.groups, r.groupTopk};
+    thread_local std::array<std::int64_t, 6> lastKey{};
+    thread_local double last = -1;
+    if (last >= 0 && key == lastKey) return last;
+    lastKey = key;
+    return last = nodesPerToken(r);
 }
 
 ExpertTraffic expertAllToAll(const ExpertRoute& r, double copyBytes, const DeviceInfo& d) {

@@ -112,6 +112,30 @@ double tpOverlapShare(const Strategy& s, const DeviceInfo& d);
 double attendedKeys(const ModelShape& m, AttentionSpan span, double s);
 
 LayerCost layerCost(const CostInput& in, const LayerKind& kind, const RecomputeClass& cls, const GroupLinks& links);
+
+// Layer costs of one strategy by (kind index, class), for the stage contexts that price
+// it under other class lists (a search's plan bound and its planner, detail::StageContext):
+// layerCost reads neither the partition nor the layer classes nor the offload those
+// change. Its owner clears it when the strategy changes in anything else.
+class LayerCostMemo {
+public:
+    const LayerCost* find(std::size_t kind, const RecomputeClass& cls) const {
+        for (const Entry& e : m_entries)
+            if (e.kind == kind && e.cls == cls) return &e.cost;
+        return nullptr;
+    }
+    void add(std::size_t kind, const RecomputeClass& cls, const LayerCost& cost) { m_entries.push_back({kind, cls, cost}); }
+    void clear() { m_entries.clear(); }
+
+private:
+    struct Entry {
+        std::size_t kind;
+        RecomputeClass cls;
+        LayerCost cost;
+    };
+    std::vector<Entry> m_entries;
+};
+
 // The same of a layer of `model` (a vision block: core/model/visioncost.h).
 LayerCost layerCost(const ModelShape& model, const RunSettings& run, const Strategy& st, const DeviceInfo& device,
                     const LayerKind& kind, const RecomputeClass& cls, const GroupLinks& links);

@@ -21,21 +21,29 @@ std::int64_t paddedVocab(std::int64_t vocab, std::int64_t tp) {
 
 }  // namespace
 
-StageContext::StageContext(const CostInput& input)
+StageContext::StageContext(const CostInput& input, LayerCostMemo* memo)
     : in(input),
       links(groupLinks(input.strategy, input.device)),
       kinds(input.model.kinds.size()),
       classes(input.strategy.classes.size()),
       pairs(kinds * classes),
       placed(input.model.bodyLayers + (input.strategy.mtpOnStages ? input.model.mtpLayers : 0)),
-      vocab(double(paddedVocab(input.model.vocab, input.strategy.tp))) {
+      vocab(double(paddedVocab(input.model.vocab, input.strategy.tp))),
+      m_memo(memo) {
     static_assert(std::is_trivially_destructible_v<LayerCost>);
 }
 
 const LayerCost& StageContext::cost(std::size_t pair) {
     LayerCost* slot = reinterpret_cast<LayerCost*>(m_storage) + pair;
     if (!m_have[pair]) {
-        new (slot) LayerCost(layerCost(in, in.model.kinds[pair / classes], in.strategy.classes[pair % classes], links));
+        const std::size_t kind = pair / classes;
+        const RecomputeClass& cls = in.strategy.classes[pair % classes];
+        if (const LayerCost* known = m_memo ? m_memo->find(kind, cls) : nullptr) {
+            new (slot) LayerCost(*known);
+        } else {
+            new (slot) LayerCost(layerCost(in, in.model.kinds[kind], cls, links));
+            if (m_memo) m_memo->add(kind, cls, *slot);
+        }
         m_have[pair] = true;
     }
     return *std::launder(slot);

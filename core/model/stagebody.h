@@ -30,7 +30,8 @@ inline constexpr std::size_t kMaxChunks = 64;  // virtual pipeline chunks per st
 // Per-evaluation constants and the (kind, class) layer costs, computed on first use.
 class StageContext {
 public:
-    explicit StageContext(const CostInput& in);
+    // `memo`: costs of `in`'s strategy shared with other contexts of it (LayerCostMemo).
+    explicit StageContext(const CostInput& in, LayerCostMemo* memo = nullptr);
     const LayerCost& cost(std::size_t pair);
     std::int64_t chunkLayers(std::int64_t chunk, std::int64_t stage) const;
     std::int64_t chunkStart(std::int64_t chunk, std::int64_t stage) const;
@@ -49,6 +50,7 @@ public:
     double vocab;         // padded for the tensor-parallel split
 
 private:
+    LayerCostMemo* m_memo = nullptr;
     // Raw storage: value-initialising 64 LayerCosts per call was half the evaluation's time.
     alignas(LayerCost) unsigned char m_storage[kMaxPairs * sizeof(LayerCost)];
     std::array<bool, kMaxPairs> m_have{};

@@ -162,7 +162,7 @@ PlanBound planLowerBound(const CostInput& in, const PlanRequest& request) {
     work.strategy.partition.clear();
     const Strategy& st = work.strategy;
     const std::int64_t p = st.pp, v = st.vpp;
-    detail::StageContext ctx(work);
+    detail::StageContext ctx(work, request.layerCosts);
 
     // The layers' own times, wherever they go.
     double forward = 0, backward = 0;

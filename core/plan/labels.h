@@ -53,9 +53,12 @@ public:
 
     // As evaluate() forms it (for GPipe the makespan reads the forward and backward sums
     // only through their total).
-    double step(const Label& x) const {
+    // `later`: seconds a micro-batch that stages not yet in x will add to the sum (on the
+    // backward's side: a lower bound then, since only the total and the maxima are read).
+    double step(const Label& x, double later = 0) const {
         if (zeroBubble()) return pipelineMakespanZbH1(m_shape, {x.maxX, x.maxY, x.maxFB, x.minFill}) + x.maxTail;
-        return pipelineMakespan(m_shape, x.sumX, x.maxX, x.sumF, x.maxF, x.sumX - x.sumF, x.maxB) + x.maxTail;
+        const double sumX = x.sumX + later;
+        return pipelineMakespan(m_shape, sumX, x.maxX, x.sumF, x.maxF, sumX - x.sumF, x.maxB) + x.maxTail;
     }
 
     // Whether a is no worse than b in everything the step reads (gpipe: the forward and

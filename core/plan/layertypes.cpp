@@ -92,7 +92,7 @@ PlanTypes planTypes(detail::StageContext& context, const Strategy& st, const Pla
     return out;
 }
 
-void assignStage(const StageChoice& c, const detail::StageRanges& r, std::int64_t v, std::int64_t extraLast,
+void assignStage(const StageChoice& c, const std::int32_t* chosen, const detail::StageRanges& r, std::int64_t v, std::int64_t extraLast,
                  const PlanTypes& pt, std::vector<std::uint8_t>& layerClass) {
     const std::size_t T = pt.types.size();
     for (std::int64_t ch = 0; ch < v; ++ch) {
@@ -116,7 +116,7 @@ void assignStage(const StageChoice& c, const detail::StageRanges& r, std::int64_
                                  [](const OptionCost* x, const OptionCost* y) { return x->recompute > y->recompute; });
                 for (const OptionCost* o : order) {
                     const std::size_t idx = std::size_t(o - options.data());
-                    const std::int32_t n = c.counts[(std::size_t(ch) * T + t) * kMaxTypeOptions + idx];
+                    const std::int32_t n = chosen[(std::size_t(ch) * T + t) * kMaxTypeOptions + idx];
                     queue.insert(queue.end(), std::size_t(n), o->cls);
                 }
             }

@@ -32,9 +32,10 @@ PlanTypes planTypes(detail::StageContext& context, const Strategy& stated, const
 
 // The classes of the layers [start[c], end[c]) of every chunk c of a stage, from its
 // choice: per (chunk, type) the options with more recompute on the earlier layers, as
-// the seed assigns them; offloaded layers (chunk 0's first) run NONE. A choice that
-// does not fit puts every layer at its type's lightest option.
-void assignStage(const StageChoice& choice, const detail::StageRanges& ranges, std::int64_t chunks, std::int64_t extraLast,
-                 const PlanTypes& types, std::vector<std::uint8_t>& layerClass);
+// the seed assigns them (`chosen`: its layers per (chunk, type, option), StageSolver::counts);
+// offloaded layers (chunk 0's first) run NONE. A choice that does not fit puts every
+// layer at its type's lightest option.
+void assignStage(const StageChoice& choice, const std::int32_t* chosen, const detail::StageRanges& ranges, std::int64_t chunks,
+                 std::int64_t extraLast, const PlanTypes& types, std::vector<std::uint8_t>& layerClass);
 
 }  // namespace tessera::core::plan

@@ -101,7 +101,7 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
 
     // Layer types and what each option costs a layer of that type, from the stage bodies'
     // context, whose layer costs these are (the solver starts from it).
-    detail::StageContext context(work);
+    detail::StageContext context(work, request.layerCosts);
     const plan::PlanTypes layerTypes = plan::planTypes(context, st, request, planned);
     const std::vector<LayerType>& types = layerTypes.types;
     const std::vector<std::uint8_t>& typeOf = layerTypes.typeOf;
@@ -294,11 +294,9 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
                         // own maximum below it no longer matters: raised to it, labels that differ
                         // only there merge (exact: the whole plan's maximum is the same).
                         const double floorX = gpipe ? 0.0 : laterFloor(s, j, left);
-                        auto add = [&](Label x) {
+                        auto add = [&](Label& x) {
                             x.maxX = std::max(x.maxX, floorX);
-                            Label y = x;
-                            y.sumX += left;
-                            const double b = step(y);
+                            const double b = form.step(x, left);
                             if (b > ceiling * (1 + 1e-12)) return;
                             if (!caps.empty() && b > capAt(x.peak) * (1 + 1e-12)) {
                                 capped = true;
@@ -332,7 +330,8 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
                                 // a last stage of the MTP layer alone exposes its gather), so no break.
                                 if (double(st.mbn) * c.perMicroBatch > ceiling * (1 + 1e-12)) continue;
                                 if (s == 0) {
-                                    add(extend(Label{}, c));
+                                    Label x = extend(Label{}, c);
+                                    add(x);
                                     break;
                                 }
                                 for (std::int32_t k = b; k < e; ++k) {
@@ -423,7 +422,7 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
         const detail::StageRanges r = rangesOf(s);
         const StageChoice& c = stageChoice(s, r);
         if (planOffload) out.offload[std::size_t(s)] = c.offload;
-        plan::assignStage(c, r, v, s == p - 1 ? extraLast : 0, layerTypes, out.layerClass);
+        plan::assignStage(c, solver.counts(c), r, v, s == p - 1 ? extraLast : 0, layerTypes, out.layerClass);
     }
     out.stageProblems = solver.problems();
 

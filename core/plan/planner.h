@@ -52,6 +52,8 @@
 
 namespace tessera::core {
 
+class LayerCostMemo;
+
 // The seed's five recompute options (_ppb.py _OPTIONS, in its tie-breaking order).
 enum class PlanOption : std::uint8_t { None, Slct, Comm, Both, Full };
 inline constexpr std::size_t kPlanOptions = 5;
@@ -87,6 +89,9 @@ struct PlanRequest {
     // walk that keeps none proves the fastest plan of no use. A walk that keeps one is
     // walked again without the caps, under the step it found, for the fastest.
     std::vector<std::pair<Bytes, double>> peakCaps;
+    // Layer costs of this very strategy that the caller shares with planLowerBound of it
+    // (LayerCostMemo; the caller clears it between strategies). Null: the plan's own.
+    LayerCostMemo* layerCosts = nullptr;
 };
 
 struct Plan {

@@ -106,7 +106,10 @@ const StageChoice& StageSolver::solve(std::int64_t stage, const detail::StageRan
         if (auto it = m_choiceIndex.find(k); it != m_choiceIndex.end()) return m_choices[it->second];
     }
     ++m_problems;
-    StageChoice c = solveOnce(stage, ranges, typeCounts, order);
+    thread_local std::vector<std::int32_t> chosen;
+    StageChoice c = solveOnce(stage, ranges, typeCounts, order, chosen);
+    c.countsAt = std::uint32_t(m_counts.size());
+    m_counts.insert(m_counts.end(), chosen.begin(), chosen.end());
     if (m_packed) m_choiceByPack.insert(pk, std::uint32_t(m_choices.size()));
     else m_choiceIndex.emplace(k, m_choices.size());
     m_choices.push_back(std::move(c));
@@ -117,24 +120,26 @@ const StageChoice& StageSolver::solve(std::int64_t stage, const detail::StageRan
 // offloaded (none first; more only while the stage still recomputes or does not fit,
 // since offload never makes a stage faster than it is with nothing recomputed).
 StageChoice StageSolver::solveOnce(std::int64_t stage, const detail::StageRanges& ranges, const std::int32_t* typeCounts,
-                                   const std::string& order) {
+                                   const std::string& order, std::vector<std::int32_t>& chosen) {
     const Frame& none = frame(stage, ranges, typeCounts, 0, order);
-    StageChoice best = choose(stage, none, typeCounts);
+    StageChoice best = choose(stage, none, typeCounts, chosen);
     if (!m_typeOf) return best;
     const double plain = none.perMicroBatch;
     std::vector<std::int32_t> offloaded(m_types.size(), 0);
     for (std::int32_t k = 1; k <= std::int32_t(order.size()); ++k) {
         if (best.fits && best.perMicroBatch <= plain) break;  // nothing recomputed: offload cannot help
         ++offloaded[std::size_t(static_cast<unsigned char>(order[std::size_t(k - 1)]))];
-        StageChoice c = choose(stage, frame(stage, ranges, typeCounts, k, order), typeCounts, offloaded.data());
+        std::vector<std::int32_t> trial;
+        StageChoice c = choose(stage, frame(stage, ranges, typeCounts, k, order), typeCounts, trial, offloaded.data());
         c.offload = k;
         // Nothing fits at any count yet: keep the lightest, which a plan that misses shows.
         const bool lighter = !best.fits && !c.fits && c.lightest < best.lightest;
         if (lighter || (c.fits && (!best.fits || c.perMicroBatch < best.perMicroBatch ||
                                    (c.perMicroBatch == best.perMicroBatch && c.peak < best.peak)))) {
             const Bytes lightest = std::min(best.lightest, c.lightest);
-            best = std::move(c);
+            best = c;
             best.lightest = lightest;
+            chosen.swap(trial);
         } else {
             best.lightest = std::min(best.lightest, c.lightest);
         }
@@ -157,7 +162,7 @@ struct Entry {
 }  // namespace
 
 StageChoice StageSolver::choose(std::int64_t stage, const Frame& f, const std::int32_t* typeCounts,
-                                const std::int32_t* offloaded) const {
+                                std::vector<std::int32_t>& chosen, const std::int32_t* offloaded) const {
     const std::size_t T = m_types.size();
     const std::int64_t v = m_chunks;
     const RunSettings& run = m_work.run;
@@ -188,18 +193,21 @@ StageChoice StageSolver::choose(std::int64_t stage, const Frame& f, const std::i
     }
     std::sort(levels.begin(), levels.end());
     levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
-    // The largest entry last: its split between its two lightest options is solved in closed form.
-    std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.n < b.n; });
+    // The largest entry last: its split between its two lightest options is solved in closed
+    // form. Ties keep their order (an insertion sort: a stage has a few entries, and
+    // stable_sort's buffer was a twentieth of a search's time).
+    for (std::size_t i = 1; i < entries.size(); ++i)
+        for (std::size_t j = i; j > 0 && entries[j].n < entries[j - 1].n; --j) std::swap(entries[j], entries[j - 1]);
 
     const double head = double(inFlightChunkForwards(m_shape, int(stage), 0)) * f.embeddingKept +
                         double(inFlightChunkForwards(m_shape, int(stage), int(v - 1))) * f.outputKept +
                         double(waitingWeightGrads(m_shape, int(stage))) * f.weightGradKept;
     StageChoice best;
-    best.counts.assign(std::size_t(v) * T * kMaxTypeOptions, 0);
+    chosen.assign(std::size_t(v) * T * kMaxTypeOptions, 0);
     best.lightest = detail::kMaxCountedBytes;
     double bestX = std::numeric_limits<double>::infinity();
     double bestKept = std::numeric_limits<double>::infinity();
-    counts.assign(best.counts.size(), 0);
+    counts.assign(chosen.size(), 0);
     if (entries.empty()) {  // no layer to choose for (all offloaded, at NONE): the frame alone
         best.peak = best.lightest = f.fixed + wholeBytes(head) + wholeBytes(floorLevel + f.workingRest);
         best.fits = best.peak <= m_budget;
@@ -268,9 +276,9 @@ StageChoice StageSolver::choose(std::int64_t stage, const Frame& f, const std::i
             const double x = rec + (rest - n1) * a.recompute + (n1 > 0 ? n1 * opts[e.chain[1]].recompute : 0);
             if (x < bestX || (x == bestX && keptHere < bestKept)) {
                 bestX = x, bestKept = keptHere;
-                best.counts = counts;
-                best.counts[e.slot * kMaxTypeOptions + e.chain[0]] += rest - n1;
-                if (n1 > 0) best.counts[e.slot * kMaxTypeOptions + e.chain[1]] += n1;
+                std::copy(counts.begin(), counts.end(), chosen.begin());
+                chosen[e.slot * kMaxTypeOptions + e.chain[0]] += rest - n1;
+                if (n1 > 0) chosen[e.slot * kMaxTypeOptions + e.chain[1]] += n1;
                 best.peak = f.fixed + wholeBytes(keptHere) + working;
             }
         };

@@ -39,8 +39,8 @@ struct StageChoice {
     Bytes peak = 0;       // at the choice
     Bytes lightest = 0;   // the least this stage can need, whatever the options
     std::int32_t offload = 0;  // its first layers whose activations go to the host (they run NONE)
-    // Layers per (chunk, type, option): [(chunk · types + type) · kMaxTypeOptions + option].
-    std::vector<std::int32_t> counts;
+    // Where its layers per (chunk, type, option) sit in the solver's store (StageSolver::counts).
+    std::uint32_t countsAt = 0;
 };
 
 // Packed keys to indices, by open addressing (linear probing, doubling at half full): a
@@ -95,6 +95,9 @@ public:
     // type per chunk ([chunk · types + type]); memoised on (stage, counts).
     const StageChoice& solve(std::int64_t stage, const detail::StageRanges& ranges, const std::int32_t* typeCounts);
 
+    // A choice's layers per (chunk, type, option): [(chunk · types + type) · kMaxTypeOptions + option].
+    const std::int32_t* counts(const StageChoice& c) const { return m_counts.data() + c.countsAt; }
+
     std::size_t types() const { return m_types.size(); }
     const std::vector<LayerType>& layerTypes() const { return m_types; }
     std::uint64_t problems() const { return m_problems; }
@@ -115,11 +118,12 @@ private:
     const Frame& frame(std::int64_t stage, const detail::StageRanges& ranges, const std::int32_t* typeCounts,
                        std::int32_t offload, const std::string& order);
     // `offloaded`: per type, the layers of chunk 0 offloaded (NONE, keeping nothing in flight).
-    StageChoice choose(std::int64_t stage, const Frame& f, const std::int32_t* typeCounts,
+    // The choice's layers per (chunk, type, option) go to `chosen`.
+    StageChoice choose(std::int64_t stage, const Frame& f, const std::int32_t* typeCounts, std::vector<std::int32_t>& chosen,
                        const std::int32_t* offloaded = nullptr) const;
     // `order`: with offload, the types of chunk 0's layers in run order (else empty).
     StageChoice solveOnce(std::int64_t stage, const detail::StageRanges& ranges, const std::int32_t* typeCounts,
-                          const std::string& order);
+                          const std::string& order, std::vector<std::int32_t>& chosen);
 
     CostInput& m_work;
     const std::vector<std::uint8_t>* m_typeOf = nullptr;  // non-null: offload may be chosen
@@ -135,6 +139,7 @@ private:
     std::unordered_map<std::string, std::size_t> m_frameIndex, m_choiceIndex;
     std::deque<Frame> m_frames;        // deques: what solve() returns stays where it is
     std::deque<StageChoice> m_choices;
+    std::vector<std::int32_t> m_counts;  // every choice's layers per (chunk, type, option), one after another
     std::uint64_t m_problems = 0;
 };
 

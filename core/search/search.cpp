@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "model/estimate.h"
+#include "model/layercost.h"
 #include "search/validity.h"
 
 namespace tessera::core {
@@ -217,6 +218,7 @@ SearchResult runSearch(const SearchSetup& setup, const SearchOptions& options) {
     auto work = [&](Partial& part) {
         CostInput in = setup.input;
         Validity validity(setup);
+        LayerCostMemo layerCosts;  // the candidate's, shared by its bound and its plan
         std::size_t digits[kAxes];
         while (!(options.cancel && options.cancel->load(std::memory_order_relaxed))) {
             const std::uint64_t first = next.fetch_add(kBlock);
@@ -241,6 +243,8 @@ SearchResult runSearch(const SearchSetup& setup, const SearchOptions& options) {
                 }
                 validity.fill(c, in);
                 std::optional<PlanRequest> request = candidatePlanRequest(space, c, in);
+                layerCosts.clear();
+                if (request) request->layerCosts = &layerCosts;
                 double ceiling = kInf;
                 PlanBound bound;
                 if (request && options.bound && part.top.size() >= space.keep) {

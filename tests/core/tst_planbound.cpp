@@ -9,6 +9,7 @@
 
 #include "io/overrides.h"
 #include "io/scenarioio.h"
+#include "model/layercost.h"
 #include "plan/bound.h"
 #include "plan/planexec.h"
 #include "resolve/resolve.h"
@@ -91,7 +92,8 @@ private slots:
         const std::vector<std::size_t> radix = setup.space.radix();
         CostInput in = setup.input;
         std::size_t digits[kAxes];
-        int planned = 0, ruledOut = 0;
+        int planned = 0, ruledOut = 0, stale = 0;
+        LayerCostMemo memo;
         double tightest = 0;
         for (std::uint64_t index = 0; index < setup.space.size(); ++index) {
             std::uint64_t rest = index;
@@ -106,6 +108,19 @@ private slots:
             const std::optional<Summary> s = priceCandidate(setup, validity, c, in);
             if (!s) continue;
             ++planned;
+            // The search's way: the bound and the plan share the candidate's layer costs.
+            // Same bound, same plan; a memo left from the candidate before would not be.
+            PlanRequest shared = *request;
+            shared.layerCosts = &memo;
+            stale += planStrategy(in, shared, setup.space.memoryLimit).walkedStep != c.plan->walkedStep;
+            memo.clear();
+            const PlanBound bm = planLowerBound(in, shared);
+            QCOMPARE(bm.stepSeconds, b.stepSeconds);
+            QCOMPARE(bm.peakMemory, b.peakMemory);
+            const Plan pm = planStrategy(in, shared, setup.space.memoryLimit);
+            QVERIFY2(pm.partition == c.plan->partition && pm.layerClass == c.plan->layerClass, qPrintable(QString(c.label().c_str())));
+            QCOMPARE(pm.walkedStep, c.plan->walkedStep);
+            QCOMPARE(pm.stepSeconds, c.plan->stepSeconds);
             QVERIFY2(b.stepSeconds <= s->stepSeconds,
                      qPrintable(QString("%1: step bound %2 over %3").arg(c.label().c_str()).arg(b.stepSeconds).arg(s->stepSeconds)));
             QVERIFY2(b.peakMemory <= s->peakMemory,
@@ -123,6 +138,8 @@ private slots:
         QVERIFY(planned > 20);
         QVERIFY(tightest > 0.5);  // a bound of zero would pass the checks above and skip nothing
         QVERIFY(ruledOut > 0);    // nor would a fitsUnder that is always true
+        qInfo("%d of them planned otherwise from the layer costs of the candidate before", stale);
+        QVERIFY(stale > 0);  // the shared costs are read
     }
 
     void boundedSearchGivesTheSameAnswer_data() {
