@@ -58,8 +58,7 @@ PlanClasses planClasses(const Strategy& st, const PlanRequest& request) {
     return out;
 }
 
-PlanTypes planTypes(detail::StageContext& context, const Strategy& st, const PlanRequest& request,
-                    const PlanClasses& pc) {
+PlanTypes planTypes(detail::StageContext& context, const Strategy& st, const PlanRequest& request, const PlanClasses& pc) {
     const ModelShape& m = context.in.model;
     const std::size_t classes = pc.classes.size();
     std::vector<std::vector<OptionCost>> kindCosts(m.kinds.size());
@@ -68,7 +67,8 @@ PlanTypes planTypes(detail::StageContext& context, const Strategy& st, const Pla
     for (std::size_t k = 0; k < m.kinds.size(); ++k)
         for (std::size_t c = 0; c < classes; ++c) {
             const LayerCost& lc = context.cost(k * classes + c);
-            kindCosts[k].push_back({std::uint8_t(c), lc.kept, lc.recompute, lc.keptNone - lc.kept + lc.gradBuffer + lc.gatheredInput});
+            kindCosts[k].push_back(
+                {std::uint8_t(c), lc.kept, lc.recompute, lc.keptNone - lc.kept + lc.gradBuffer + lc.gatheredInput});
             if (c == 0) out.baseTime[k] = lc.forward + lc.backwardInput + lc.backwardWeight;
         }
     const std::size_t layers = m.layerKind.size();
@@ -76,7 +76,7 @@ PlanTypes planTypes(detail::StageContext& context, const Strategy& st, const Pla
     std::vector<std::pair<std::size_t, std::uint8_t>> seen;  // (kind, class or 255: every option)
     for (std::size_t l = 0; l < layers; ++l) {
         const std::size_t kind = m.layerKind[l];
-        const std::uint8_t cls = request.recompute      ? 255
+        const std::uint8_t cls = request.recompute       ? 255
                                  : st.layerClass.empty() ? pc.statedClass[0]
                                                          : pc.statedClass[st.layerClass[l]];
         auto it = std::find(seen.begin(), seen.end(), std::make_pair(kind, cls));
@@ -92,8 +92,8 @@ PlanTypes planTypes(detail::StageContext& context, const Strategy& st, const Pla
     return out;
 }
 
-void assignStage(const StageChoice& c, const std::int32_t* chosen, const detail::StageRanges& r, std::int64_t v, std::int64_t extraLast,
-                 const PlanTypes& pt, std::vector<std::uint8_t>& layerClass) {
+void assignStage(const StageChoice& c, const std::int32_t* chosen, const detail::StageRanges& r, std::int64_t v,
+                 std::int64_t extraLast, const PlanTypes& pt, std::vector<std::uint8_t>& layerClass) {
     const std::size_t T = pt.types.size();
     for (std::int64_t ch = 0; ch < v; ++ch) {
         const std::int64_t start = r.start[std::size_t(ch)];
@@ -122,7 +122,8 @@ void assignStage(const StageChoice& c, const std::int32_t* chosen, const detail:
             }
             std::size_t next = 0;
             for (std::int64_t l = a; l < b; ++l)
-                if (pt.typeOf[std::size_t(l)] == t) layerClass[std::size_t(l)] = next < queue.size() ? queue[next++] : options.front().cls;
+                if (pt.typeOf[std::size_t(l)] == t)
+                    layerClass[std::size_t(l)] = next < queue.size() ? queue[next++] : options.front().cls;
         }
     }
 }

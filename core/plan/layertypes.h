@@ -14,8 +14,8 @@
 namespace tessera::core::plan {
 
 struct PlanClasses {
-    std::vector<RecomputeClass> classes;  // the planner's strategy's classes, NONE first
-    std::vector<std::string> names;       // NONE, SLCT, ... or STATED
+    std::vector<RecomputeClass> classes;    // the planner's strategy's classes, NONE first
+    std::vector<std::string> names;         // NONE, SLCT, ... or STATED
     std::vector<std::uint8_t> statedClass;  // a stated class's index among them (request.recompute false)
 };
 PlanClasses planClasses(const Strategy& stated, const PlanRequest& request);

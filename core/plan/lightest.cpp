@@ -15,7 +15,9 @@ std::vector<std::int64_t> lightestTotals(const std::vector<Rounds>& walks, std::
         const std::size_t hs = rounds.states(), cols = std::size_t(placed + 1) * hs;
         std::vector<Bytes> worst(std::size_t(p) * cols, detail::kMaxCountedBytes);
         std::vector<std::pair<std::int64_t, std::size_t>> from(worst.size(), {0, 0});  // (total, index) before
-        auto cellOf = [&](std::int64_t s, std::int64_t j, std::size_t h) { return std::size_t(s) * cols + std::size_t(j) * hs + h; };
+        auto cellOf = [&](std::int64_t s, std::int64_t j, std::size_t h) {
+            return std::size_t(s) * cols + std::size_t(j) * hs + h;
+        };
         for (std::int64_t s = 0; s < p; ++s) {
             const std::int64_t jFirst = s == p - 1 ? placed : (s + 1) * v, jLast = placed - (p - 1 - s) * v;
             for (std::size_t h2 = s == p - 1 ? rounds.endFirst() : 0; h2 < hs; ++h2)

@@ -20,7 +20,7 @@ std::string refusalText(Refusal r) {
     case Refusal::VShapeMicroBatches: return "zbv needs 2 x pp - 1 micro-batches, dualpipev 2 x pp";
     case Refusal::DualPipeShape: return "dualpipe needs an even pp and an even micro-batch count of at least 2 x pp";
     case Refusal::ScheduleNotPlanned:
-        return "the planner balances gpipe, 1f1b and interleaved stages only, without overlap_moe_expert_parallel_comm's pairs";
+        return "the planner balances gpipe, 1f1b, interleaved and zb-h1 stages only, without overlap_moe_expert_parallel_comm's pairs";
     case Refusal::P2pOverlapSchedule: return "overlap_p2p_comm needs the interleaved schedule (Megatron-LM) or seqsmartvpp";
     case Refusal::ExpertOverlapWithoutEp: return "overlap_moe_expert_parallel_comm needs ep > 1";
     case Refusal::ExpertOverlapSchedule: return "overlap_moe_expert_parallel_comm needs pp 1 or the interleaved schedule";
