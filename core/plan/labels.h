@@ -14,6 +14,9 @@
 
 namespace tessera::core::plan {
 
+inline constexpr std::int64_t kMaxPlacedLayers = 32767;
+inline constexpr std::size_t kMaxSlowerChoices = 65535;
+
 struct Label {
     double sumX = 0, sumF = 0, maxX = 0, maxF = 0, maxB = 0, maxTail = 0;
     // zb-h1's: the largest drain per hop, F + B, and the least weight gradient that fills it.
@@ -21,7 +24,13 @@ struct Label {
     // The stages' largest peak so far: the whole plan's is no less. Not read by the step
     // (nor by covers): a caller that keeps a front may cap the step by it (PlanRequest::peakCaps).
     Bytes peak = 0;
-    std::int32_t from = -1, fromLabel = -1;  // where it came from: the running total, the label
+    // Where it came from: the label, and the running total (the planner places at most
+    // kMaxPlacedLayers); the last stage's choice, its fastest (0) or the pick-th slower
+    // one (StageChoice::more, at most kMaxSlowerChoices). Small, so that a label stays
+    // 96 bytes: the walk copies millions of them in a search.
+    std::int32_t fromLabel = -1;
+    std::int16_t from = -1;
+    std::uint16_t pick = 0;
 };
 
 class StepForm {
@@ -35,7 +44,8 @@ public:
     bool splitSums() const { return m_reads == Reads::SplitSums; }
     bool zeroBubble() const { return m_reads == Reads::ZeroBubble; }
 
-    Label extend(const Label& from, const StageChoice& c) const {
+    // Inlined where the walk calls them: a call each was a twentieth of a planned search.
+    [[gnu::always_inline]] Label extend(const Label& from, const StageChoice& c) const {
         Label x = from;
         x.sumX += c.perMicroBatch, x.sumF += c.forward;
         if (splitSums()) x.maxF = std::max(x.maxF, c.forward), x.maxB = std::max(x.maxB, c.perMicroBatch - c.forward);
@@ -63,7 +73,7 @@ public:
 
     // Whether a is no worse than b in everything the step reads (gpipe: the forward and
     // backward maxima; zb-h1: the maxima and the fill, not the sum).
-    bool covers(const Label& a, const Label& b) const {
+    [[gnu::always_inline]] bool covers(const Label& a, const Label& b) const {
         if (a.maxTail > b.maxTail) return false;
         switch (m_reads) {
         case Reads::Sums: return a.sumX <= b.sumX && a.maxX <= b.maxX;
@@ -74,7 +84,7 @@ public:
     }
 
     // x into a Pareto set of labels: unless one there covers it, dropping those it covers.
-    void insert(std::vector<Label>& front, const Label& x) const {
+    [[gnu::always_inline]] void insert(std::vector<Label>& front, const Label& x) const {
         for (const Label& y : front)
             if (covers(y, x)) return;
         std::erase_if(front, [&](const Label& y) { return covers(x, y); });

@@ -27,7 +27,8 @@ std::uint8_t addClass(PlanClasses& out, const RecomputeClass& c, const std::stri
 
 // Options no layer is better off with: another keeps no more, recomputes no longer and
 // has no larger working set (on a tie the earlier class, in the seed's order, stays).
-std::vector<OptionCost> undominated(const std::vector<OptionCost>& all) {
+// `tiesOnly`: withdraw only the ties.
+std::vector<OptionCost> undominated(const std::vector<OptionCost>& all, bool tiesOnly) {
     std::vector<OptionCost> out;
     for (std::size_t i = 0; i < all.size(); ++i) {
         bool beaten = false;
@@ -36,7 +37,7 @@ std::vector<OptionCost> undominated(const std::vector<OptionCost>& all) {
             const OptionCost &a = all[j], &b = all[i];
             const bool noWorse = a.kept <= b.kept && a.recompute <= b.recompute && a.working <= b.working;
             const bool tie = a.kept == b.kept && a.recompute == b.recompute && a.working == b.working;
-            beaten = noWorse && (!tie || j < i);
+            beaten = tiesOnly ? tie && j < i : noWorse && (!tie || j < i);
         }
         if (!beaten) out.push_back(all[i]);
     }
@@ -58,7 +59,8 @@ PlanClasses planClasses(const Strategy& st, const PlanRequest& request) {
     return out;
 }
 
-PlanTypes planTypes(detail::StageContext& context, const Strategy& st, const PlanRequest& request, const PlanClasses& pc) {
+PlanTypes planTypes(detail::StageContext& context, const Strategy& st, const PlanRequest& request, const PlanClasses& pc,
+                    bool everyOption) {
     const ModelShape& m = context.in.model;
     const std::size_t classes = pc.classes.size();
     std::vector<std::vector<OptionCost>> kindCosts(m.kinds.size());
@@ -83,7 +85,7 @@ PlanTypes planTypes(detail::StageContext& context, const Strategy& st, const Pla
         if (it == seen.end()) {
             seen.emplace_back(kind, cls);
             LayerType t{kind, {}};
-            t.options = cls == 255 ? undominated(kindCosts[kind]) : std::vector<OptionCost>{kindCosts[kind][cls]};
+            t.options = cls == 255 ? undominated(kindCosts[kind], everyOption) : std::vector<OptionCost>{kindCosts[kind][cls]};
             out.types.push_back(std::move(t));
             it = seen.end() - 1;
         }

@@ -27,8 +27,10 @@ struct PlanTypes {
 };
 // The layer types of `context`'s model under `classes` (context holds every (kind, class)
 // cost, kind-major); a layer keeps its stated class when the request keeps the recompute.
+// `everyOption`: keep the options another beats too (ties still merged), for the slower
+// choices that hide a reduction (StageSolver::enableFronts), which may need any of them.
 PlanTypes planTypes(detail::StageContext& context, const Strategy& stated, const PlanRequest& request,
-                    const PlanClasses& classes);
+                    const PlanClasses& classes, bool everyOption = false);
 
 // The classes of the layers [start[c], end[c]) of every chunk c of a stage, from its
 // choice: per (chunk, type) the options with more recompute on the earlier layers, as

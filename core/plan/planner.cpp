@@ -78,6 +78,10 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
         return out;
     }
     if (request.offload && !planOffload) out.note = "offload not planned: " + noOffload;
+    if (placed > plan::kMaxPlacedLayers) {
+        out.why = "more than " + std::to_string(plan::kMaxPlacedLayers) + " layers to place";
+        return out;
+    }
     if (placed < p * v) {
         out.why = std::to_string(placed) + " layers cannot fill pp·vpp = " + std::to_string(p * v) + " chunks";
         return out;
@@ -102,7 +106,11 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
     // Layer types and what each option costs a layer of that type, from the stage bodies'
     // context, whose layer costs these are (the solver starts from it).
     detail::StageContext context(work, request.layerCosts);
-    const plan::PlanTypes layerTypes = plan::planTypes(context, st, request, planned);
+    // Where recompute that only hides more of a stage's gradient reduction can price a
+    // faster step, the stage problems keep their slower choices too (StageSolver::enableFronts).
+    const bool fronts = request.recompute && request.hideReductions && !planOffload && work.run.overlappedGradReduce &&
+                        ((st.schedule == Schedule::Interleaved && v > 1) || (st.schedule == Schedule::ZbH1 && p > 1));
+    const plan::PlanTypes layerTypes = plan::planTypes(context, st, request, planned, fronts);
     const std::vector<LayerType>& types = layerTypes.types;
     const std::vector<std::uint8_t>& typeOf = layerTypes.typeOf;
     const std::vector<double>& baseTime = layerTypes.baseTime;
@@ -112,6 +120,7 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
         for (std::size_t l = 0; l < layers; ++l) prefix[t][l + 1] = prefix[t][l] + (typeOf[l] == t ? 1 : 0);
 
     StageSolver solver(work, context, types, out.budget, planOffload ? &typeOf : nullptr);
+    if (fronts) solver.enableFronts();
     std::vector<std::int32_t> counts(std::size_t(v) * T);
     // The stage holding `ranges`: its counts per (chunk, type), then its choice.
     // With one chunk, a stage's problem is (stage, layers of each type): looked up in a
@@ -144,9 +153,29 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
     };
     const PipelineShape shape{st.schedule, int(p), int(v), int(st.mbn)};
     const plan::StepForm form(shape);
-    const bool gpipe = form.splitSums(), zeroBubble = form.zeroBubble();
+    const bool gpipe = form.splitSums();
     auto extend = [&](const Label& from, const StageChoice& c) { return form.extend(from, c); };
     auto step = [&](const Label& x) { return form.step(x); };
+    // Every stage's choice when a walk took other than the fastest (StageChoice::more).
+    std::vector<std::int32_t> picks;
+    // `from` extended by a stage's choice c, and by each slower one of c's while the one
+    // before it still leaves a longer tail than `from`'s longest (past that a slower one
+    // is no better: no shorter longest tail, no less time), each handed to `keep`.
+    auto extendBy = [&](const Label& from, const StageChoice& c, std::int32_t total, std::int32_t label, double ceiling,
+                        auto&& keep) {
+        Label x = extend(from, c);
+        x.from = std::int16_t(total), x.fromLabel = label, x.pick = 0;
+        keep(x);
+        double tail = c.tail;
+        for (std::uint32_t q = 1; q <= c.more && tail > from.maxTail; ++q) {
+            const StageChoice& cq = solver.after(c, q);
+            if (double(st.mbn) * cq.perMicroBatch > ceiling * (1 + 1e-12)) break;
+            Label y = extend(from, cq);
+            y.from = std::int16_t(total), y.fromLabel = label, y.pick = std::uint16_t(q);
+            keep(y);
+            tail = cq.tail;
+        }
+    };
 
     // The grid of layers per [chunk][stage] the plan ends with, and each stage's choice.
     std::vector<std::vector<std::int64_t>> grid(std::size_t(v), std::vector<std::int64_t>(std::size_t(p), 0));
@@ -197,6 +226,24 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
                 grid[std::size_t(c)][std::size_t(s)] =
                     st.partition.empty() ? ctx.chunkLayers(c, s) : st.partition[std::size_t(c)][std::size_t(s)];
         for (std::int64_t s = 0; s < p; ++s) fits = fits && stageChoice(s, rangesOf(s)).fits;
+        if (fronts && fits) {  // each stage's choice, over its slower ones too
+            std::vector<Label> labels{Label{}}, cell;
+            std::vector<std::int32_t> last{0};
+            for (std::int64_t s = 0; s < p; ++s) {
+                const StageChoice& c = stageChoice(s, rangesOf(s));
+                cell.clear();
+                for (std::int32_t k : last)
+                    extendBy(labels[std::size_t(k)], c, -1, k, std::numeric_limits<double>::infinity(),
+                             [&](Label& x) { form.insert(cell, x); });
+                last.clear();
+                for (const Label& x : cell) last.push_back(std::int32_t(labels.size())), labels.push_back(x);
+            }
+            std::int32_t best = last.front();
+            for (std::int32_t k : last)
+                if (step(labels[std::size_t(k)]) < step(labels[std::size_t(best)])) best = k;
+            picks.assign(std::size_t(p), 0);
+            for (std::int64_t s = p - 1; s >= 0; --s) picks[std::size_t(s)] = labels[std::size_t(best)].pick, best = labels[std::size_t(best)].fromLabel;
+        }
     } else {
         // Labels per (stage, running total, residues' histogram), as one pool with each
         // cell's span. A lower bound on what a partial plan can still become: the layers
@@ -330,15 +377,10 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
                                 // a last stage of the MTP layer alone exposes its gather), so no break.
                                 if (double(st.mbn) * c.perMicroBatch > ceiling * (1 + 1e-12)) continue;
                                 if (s == 0) {
-                                    Label x = extend(Label{}, c);
-                                    add(x);
+                                    extendBy(Label{}, c, -1, -1, ceiling, add);
                                     break;
                                 }
-                                for (std::int32_t k = b; k < e; ++k) {
-                                    Label x = extend(pool[std::size_t(k)], c);
-                                    x.from = std::int32_t(i), x.fromLabel = k;
-                                    add(x);
-                                }
+                                for (std::int32_t k = b; k < e; ++k) extendBy(pool[std::size_t(k)], c, std::int32_t(i), k, ceiling, add);
                             }
                         }
                         at(s, j, h2) = {std::int32_t(pool.size()), std::int32_t(pool.size() + cell.size())};
@@ -359,12 +401,12 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
                 }
             }
             if (pass == 1) out.labels += pool.size();
-            if (best >= 0) {  // the layers per stage, from the last stage's label back
-                totals.assign(std::size_t(p), 0);
+            if (best >= 0) {  // the layers per stage and each stage's choice, from the last stage's label back
+                totals.assign(std::size_t(p), 0), picks.assign(std::size_t(p), 0);
                 for (std::int64_t s = p - 1, j = placed; s >= 0; --s) {
                     const Label& x = pool[std::size_t(best)];
                     const std::int64_t i = s == 0 ? 0 : x.from;
-                    totals[std::size_t(s)] = j - i;
+                    totals[std::size_t(s)] = j - i, picks[std::size_t(s)] = x.pick;
                     j = i, best = x.fromLabel;
                 }
             }
@@ -420,11 +462,16 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
     if (planOffload) out.offload.assign(std::size_t(p), 0);
     for (std::int64_t s = 0; s < p; ++s) {
         const detail::StageRanges r = rangesOf(s);
-        const StageChoice& c = stageChoice(s, r);
+        const StageChoice& fastestChoice = stageChoice(s, r);
+        const StageChoice& c = picks.empty() || picks[std::size_t(s)] == 0 ? fastestChoice
+                                                                            : solver.after(fastestChoice, std::uint32_t(picks[std::size_t(s)]));
         if (planOffload) out.offload[std::size_t(s)] = c.offload;
         plan::assignStage(c, solver.counts(c), r, v, s == p - 1 ? extraLast : 0, layerTypes, out.layerClass);
     }
     out.stageProblems = solver.problems();
+    if (solver.frontsCut())
+        addNote("a stage had more than " + std::to_string(plan::kMaxSlowerChoices) +
+                " slower choices hiding its gradient reduction: the plan is the fastest over the first of them");
 
     // Priced as the cost model prices it: the figures the plan reports are evaluate()'s.
     CostInput& check = work;  // the planner is done with its working strategy
@@ -435,19 +482,10 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
     out.stepSeconds = sum.stepSeconds;
     out.peakMemory = sum.peakMemory;
     out.fits = fits && sum.peakMemory <= out.budget;
-    double exposedReduce = 0;
     for (const StageEstimate& se : e.stages) {
         out.stagePeak.push_back(se.memory.total());
         out.stageMiss.push_back(se.memory.total() > out.budget ? se.memory.total() - out.budget : 0);
-        exposedReduce = std::max(exposedReduce, se.time.dpExposed);
     }
-    // Where a stage's time weighs less than one in the step (interleaved: 1/vpp off the
-    // straggler; zb-h1: nothing off the critical stages), recompute that lengthens its
-    // backward only to hide more of the gradient reduction could price a faster step;
-    // the planner takes each stage's fastest choice and does not try those (planner.h).
-    if (request.recompute && exposedReduce > 0 && (v > 1 || zeroBubble))
-        addNote("recompute that would only hide more of the gradient reduction (up to " + formatSeconds(exposedReduce) +
-                " exposed) is not tried under " + scheduleName(st.schedule) + ": each stage takes its fastest choice");
     return out;
 }
 

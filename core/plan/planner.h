@@ -20,9 +20,13 @@
 //     and more recompute can shorten its exposed reduction by no more than it adds.
 //     Under interleaving (weight 1/vpp off the straggler) and zb-h1 (none off the
 //     critical stages; its step m·max X + (p − 1)·max Y reads no sum) that last
-//     argument fails: recompute that only hides more of a reduction could price a
-//     faster step. The planner does not try it, and Plan::note says so when a
-//     reduction shows.
+//     argument fails: recompute that only hides more of an overlapped reduction can
+//     price a faster step. There a stage problem whose fastest choice leaves some of
+//     its reduction exposed also keeps every slower choice that exposes less (over
+//     every count of every option, ties merged: plan/stagefront.cpp), and the
+//     programme below walks them too, each only while the choice before it still has
+//     the longer tail than the partial plan's longest (PlanRequest::hideReductions;
+//     a search plans without them, within 5 % of the plan, for time: tst_plan).
 //  2. The partition is a dynamic programme over (stage, layers placed) whose labels
 //     are Pareto sets of the partial sums and maxima the makespan formula reads (sum
 //     and max of the stage times, the largest tail), so the optimum of a formula that
@@ -89,6 +93,10 @@ struct PlanRequest {
     // walk that keeps none proves the fastest plan of no use. A walk that keeps one is
     // walked again without the caps, under the step it found, for the fastest.
     std::vector<std::pair<Bytes, double>> peakCaps;
+    // Under interleaving and zb-h1 with the gradient reduction overlapped, also weigh each
+    // stage's slower choices that hide more of its reduction (StageSolver::enableFronts):
+    // the plan is then exact (tst_plan's brute force), at a cost a search does not pay.
+    bool hideReductions = true;
     // Layer costs of this very strategy that the caller shares with planLowerBound of it
     // (LayerCostMemo; the caller clears it between strategies). Null: the plan's own.
     LayerCostMemo* layerCosts = nullptr;

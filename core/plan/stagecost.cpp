@@ -110,10 +110,21 @@ const StageChoice& StageSolver::solve(std::int64_t stage, const detail::StageRan
     StageChoice c = solveOnce(stage, ranges, typeCounts, order, chosen);
     c.countsAt = std::uint32_t(m_counts.size());
     m_counts.insert(m_counts.end(), chosen.begin(), chosen.end());
-    if (m_packed) m_choiceByPack.insert(pk, std::uint32_t(m_choices.size()));
-    else m_choiceIndex.emplace(k, m_choices.size());
+    c.self = std::uint32_t(m_choices.size());
+    if (m_packed) m_choiceByPack.insert(pk, c.self);
+    else m_choiceIndex.emplace(k, c.self);
+    if (!m_fronts || m_typeOf || !c.fits) {
+        m_choices.push_back(std::move(c));
+        return m_choices.back();
+    }
+    // The slower choices right after it (StageSolver::after).
+    std::vector<StageChoice> slower;
+    slowerChoices(stage, frame(stage, ranges, typeCounts, 0, order), typeCounts, c, c.recompute, slower, m_counts);
+    c.more = std::uint32_t(slower.size());
     m_choices.push_back(std::move(c));
-    return m_choices.back();
+    const std::uint32_t at = std::uint32_t(m_choices.size() - 1);
+    for (StageChoice& x : slower) x.self = std::uint32_t(m_choices.size()), m_choices.push_back(x);
+    return m_choices[at];
 }
 
 // The stage's fastest choice; with offload open, over every count of first layers
@@ -309,19 +320,25 @@ StageChoice StageSolver::choose(std::int64_t stage, const Frame& f, const std::i
         walk(walk, 0, last == 0 ? 2 : 0, entries[0].n, head, 0.0);
     }
     if (bestX == std::numeric_limits<double>::infinity()) return best;
-    best.fits = true;
-    best.forward = f.forward;
-    best.weightGrad = f.weightGrad;
+    finish(f, bestX, best);
+    return best;
+}
+
+void StageSolver::finish(const Frame& f, double rec, StageChoice& c) const {
+    const RunSettings& run = m_work.run;
+    c.fits = true;
+    c.forward = f.forward;
+    c.weightGrad = f.weightGrad;
+    c.recompute = rec;
     // Recompute lengthens the backward an offloaded copy hides behind (stagebody.cpp).
     // and the one FSDP's overlapped gathers and reduce-scatters run under (stagebody.cpp).
     const double fsdp = f.fsdpMoves > 0 ? detail::exposedPipelined(f.fsdpMoves, f.fsdpPieces, f.fsdpCover) -
-                                              detail::exposedPipelined(f.fsdpMoves, f.fsdpPieces, f.fsdpCover + bestX)
+                                              detail::exposedPipelined(f.fsdpMoves, f.fsdpPieces, f.fsdpCover + rec)
                                         : 0.0;
     const double shorter = std::max(0.0, f.offloadCopy - f.offloadBackWindow) -
-                           std::max(0.0, f.offloadCopy - f.offloadBackWindow - run.hostLinkOverlap * bestX) + fsdp;
-    best.perMicroBatch = f.perMicroBatch + bestX - shorter;
-    best.tail = detail::exposedReduce(run, f.reduceSeconds, f.reduceBuckets, f.lastBackward + bestX - shorter) + f.gatherExposed + f.optimizer;
-    return best;
+                           std::max(0.0, f.offloadCopy - f.offloadBackWindow - run.hostLinkOverlap * rec) + fsdp;
+    c.perMicroBatch = f.perMicroBatch + rec - shorter;
+    c.tail = detail::exposedReduce(run, f.reduceSeconds, f.reduceBuckets, f.lastBackward + rec - shorter) + f.gatherExposed + f.optimizer;
 }
 
 }  // namespace tessera::core::plan

@@ -36,11 +36,16 @@ struct StageChoice {
     bool fits = false;
     double perMicroBatch = 0, forward = 0, tail = 0;  // X, F and the once-per-step tail at the choice
     double weightGrad = 0;  // W, which no choice changes (zb-h1 reads B = X − F − W apart from it)
+    double recompute = 0;   // seconds of recompute the choice adds to the stage, one micro-batch
     Bytes peak = 0;       // at the choice
     Bytes lightest = 0;   // the least this stage can need, whatever the options
     std::int32_t offload = 0;  // its first layers whose activations go to the host (they run NONE)
     // Where its layers per (chunk, type, option) sit in the solver's store (StageSolver::counts).
     std::uint32_t countsAt = 0;
+    // Its place among the solver's choices, and how many slower ones follow it there that
+    // hide more of the stage's gradient reduction (StageSolver::enableFronts): each takes
+    // longer a micro-batch and leaves a shorter tail than the one before.
+    std::uint32_t self = 0, more = 0;
 };
 
 // Packed keys to indices, by open addressing (linear probing, doubling at half full): a
@@ -97,6 +102,19 @@ public:
 
     // A choice's layers per (chunk, type, option): [(chunk · types + type) · kMaxTypeOptions + option].
     const std::int32_t* counts(const StageChoice& c) const { return m_counts.data() + c.countsAt; }
+    // The choice `more` places after `c` (1 to c.more).
+    const StageChoice& after(const StageChoice& c, std::uint32_t more) const { return m_choices[c.self + more]; }
+
+    // Where a stage weighs less than one in the step (interleaved: 1/vpp off the straggler;
+    // zb-h1: nothing off the critical stages) and its gradient reduction runs under its
+    // last backward, more recompute can price a faster step by hiding more of that
+    // reduction. Then each stage problem whose fastest choice leaves some of it exposed
+    // also keeps every slower choice that exposes less (StageChoice::more): the planner
+    // walks them all. Without offload.
+    void enableFronts() { m_fronts = true; }
+    // Whether a stage problem had more slower choices than a label can name (the plan is
+    // then the fastest over the first kMaxSlowerChoices of them).
+    bool frontsCut() const { return m_frontsCut; }
 
     std::size_t types() const { return m_types.size(); }
     const std::vector<LayerType>& layerTypes() const { return m_types; }
@@ -124,6 +142,12 @@ private:
     // `order`: with offload, the types of chunk 0's layers in run order (else empty).
     StageChoice solveOnce(std::int64_t stage, const detail::StageRanges& ranges, const std::int32_t* typeCounts,
                           const std::string& order, std::vector<std::int32_t>& chosen);
+    // A fitting choice's time and tail from the recompute it adds to the frame.
+    void finish(const Frame& f, double recompute, StageChoice& c) const;
+    // The slower choices that hide more of the reduction than `fastest` (plan/stagefront.cpp),
+    // with their layers per (chunk, type, option) appended to `counts`.
+    void slowerChoices(std::int64_t stage, const Frame& f, const std::int32_t* typeCounts, const StageChoice& fastest,
+                       double fastestRecompute, std::vector<StageChoice>& out, std::vector<std::int32_t>& counts) const;
 
     CostInput& m_work;
     const std::vector<std::uint8_t>* m_typeOf = nullptr;  // non-null: offload may be chosen
@@ -141,6 +165,8 @@ private:
     std::deque<StageChoice> m_choices;
     std::vector<std::int32_t> m_counts;  // every choice's layers per (chunk, type, option), one after another
     std::uint64_t m_problems = 0;
+    bool m_fronts = false;
+    mutable bool m_frontsCut = false;
 };
 
 }  // namespace tessera::core::plan

@@ -146,6 +146,7 @@ void checkPeakCaps(const CostInput& in, const PlanRequest& request, Bytes budget
 
 class TestPlan : public QObject {
     Q_OBJECT
+    int m_slowerWins = 0;  // bruteForce's budgets where a slower stage choice wins (slowerChoicesMatter)
 private slots:
     void bruteForce_data() {
         QTest::addColumn<QString>("yaml");
@@ -256,19 +257,29 @@ private slots:
             }
             // The interleaved closed form weighs a stage that is not the straggler by
             // 1/vpp, zb-h1's by nothing, while recompute shortens its exposed gradient
-            // reduction one for one: the cost model then prices a slower backward as a
-            // faster step. The planner does not chase that (planner.h) and says so
-            // (Plan::note); what it gives up stays small.
+            // reduction one for one: a slower backward can price a faster step. The plan
+            // weighs those slower choices (StageSolver::enableFronts) and is exact; a
+            // search, which plans without them (PlanRequest::hideReductions), stays
+            // within 5 % of it.
             const QByteArray tag = QTest::currentDataTag();
-            if ((tag.contains("interleaved dp2") || tag.contains("zb-h1 dp2")) && plan.stepSeconds > best * (1 + 1e-12)) {
-                QVERIFY2(plan.note.find("hide") != std::string::npos, plan.note.c_str());
-                QVERIFY2(plan.stepSeconds <= best * 1.05, qPrintable(where + QString(": planned %1 s, brute force %2 s").arg(plan.stepSeconds).arg(best)));
-                QEXPECT_FAIL("", "interleaved, zb-h1: recompute that only hides a reduction is not planned (planner.h)", Continue);
+            if (tag.contains("interleaved dp2") || tag.contains("zb-h1 dp2")) {
+                PlanRequest fastest = request;
+                fastest.hideReductions = false;
+                const Plan quick = planStrategy(in, fastest, budget);
+                QVERIFY2(quick.fits && quick.stepSeconds >= best * (1 - 1e-12) && quick.stepSeconds <= best * 1.05,
+                         qPrintable(where + QString(": fastest choices %1 s, brute force %2 s").arg(quick.stepSeconds).arg(best)));
+                m_slowerWins += quick.stepSeconds > best * (1 + 1e-12);
             }
             QVERIFY2(std::abs(plan.stepSeconds - best) <= 1e-12 * best,
                      qPrintable(where + QString(": planned %1 s, brute force %2 s").arg(plan.stepSeconds, 0, 'g', 17).arg(best, 0, 'g', 17)));
             if (partitions) checkPeakCaps(in, request, budget, plan, where);
         }
+    }
+    // The rows above where each stage's fastest choice is not the fastest plan: the slower
+    // choices are what made those plans exact (before them, 96 checks were expected fails).
+    void slowerChoicesMatter() {
+        qInfo("%d budgets of the interleaved and zb-h1 dp2 rows plan faster with the slower choices", m_slowerWins);
+        QVERIFY(m_slowerWins > 0);
     }
 
     // With offload open (1F1B, one chunk per stage): the planner's plan is the fastest of
