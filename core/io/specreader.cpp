@@ -167,8 +167,13 @@ void SpecReader::memory(Field f, std::optional<Bytes>& out, Bytes least) {
     std::optional<Bytes> bytes;
     if (v->kind() == Value::Kind::String) bytes = parseMemory(v->asString());
     else if (v->kind() == Value::Kind::Int && v->asInt() >= least) bytes = v->asInt();
-    if (bytes && *bytes >= least) out = bytes;
-    else refuse(*v, pathOf(f.key), std::string("an amount of memory such as \"80 GiB\" (binary units; GB means GiB)") +
+    // A bare number is bytes: one under a mebibyte (device_memory: 40) is a unit left out,
+    // and would price a budget nothing fits.
+    const bool unitless = v->kind() == Value::Kind::Int && bytes && *bytes > 0 && *bytes < MiB;
+    if (bytes && *bytes >= least && !unitless) out = bytes;
+    else refuse(*v, pathOf(f.key), std::string("an amount of memory such as \"80 GiB\" (binary units; GB means GiB") +
+                                       (unitless ? "; a bare number is bytes, and " + std::to_string(*bytes) + " bytes is too little to be meant)"
+                                                 : ")") +
                                        (least == 0 ? ", or 0" : ""));
 }
 
