@@ -12,7 +12,7 @@ namespace tessera::core::plan {
 using detail::wholeBytes;
 
 
-StageSolver::StageSolver(CostInput& work, const detail::StageContext& context, std::vector<LayerType> types, Bytes budget,
+StageSolver::StageSolver(CostInput& work, detail::StageContext& context, std::vector<LayerType> types, Bytes budget,
                          const std::vector<std::uint8_t>* typeOf)
     : m_work(work),
       m_typeOf(typeOf),

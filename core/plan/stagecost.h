@@ -92,8 +92,9 @@ public:
     // With `typeOf` (each layer's type), a stage may also offload its first layers'
     // activations (1F1B, one chunk, a host link): the solver sets work's per-stage
     // offload while it prices a stage, and an offloaded layer runs NONE (as the seed's).
-    // `context`: of `work`, with the layer costs it has priced so far.
-    StageSolver(CostInput& work, const detail::StageContext& context, std::vector<LayerType> types, Bytes budget,
+    // `context`: of `work`, with the layer costs it has priced so far; the solver prices
+    // its stages in it (it outlives the solver).
+    StageSolver(CostInput& work, detail::StageContext& context, std::vector<LayerType> types, Bytes budget,
                 const std::vector<std::uint8_t>* typeOf = nullptr);
 
     // The stage holding `ranges` (its chunks' layers) with `typeCounts` layers of each
@@ -151,7 +152,7 @@ private:
 
     CostInput& m_work;
     const std::vector<std::uint8_t>* m_typeOf = nullptr;  // non-null: offload may be chosen
-    detail::StageContext m_ctx;
+    detail::StageContext& m_ctx;  // the planner's: one context prices every stage of a plan
     std::vector<LayerType> m_types;
     Bytes m_budget;
     PipelineShape m_shape;
