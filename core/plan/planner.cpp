@@ -242,7 +242,10 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
             for (std::int32_t k : last)
                 if (step(labels[std::size_t(k)]) < step(labels[std::size_t(best)])) best = k;
             picks.assign(std::size_t(p), 0);
-            for (std::int64_t s = p - 1; s >= 0; --s) picks[std::size_t(s)] = labels[std::size_t(best)].pick, best = labels[std::size_t(best)].fromLabel;
+            for (std::int64_t s = p - 1; s >= 0; --s) {
+                const Label& x = labels[std::size_t(best)];
+                picks[std::size_t(s)] = x.pick, best = x.fromLabel;
+            }
         }
     } else {
         // Labels per (stage, running total, residues' histogram), as one pool with each

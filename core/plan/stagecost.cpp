@@ -210,9 +210,7 @@ StageChoice StageSolver::choose(std::int64_t stage, const Frame& f, const std::i
     for (std::size_t i = 1; i < entries.size(); ++i)
         for (std::size_t j = i; j > 0 && entries[j].n < entries[j - 1].n; --j) std::swap(entries[j], entries[j - 1]);
 
-    const double head = double(inFlightChunkForwards(m_shape, int(stage), 0)) * f.embeddingKept +
-                        double(inFlightChunkForwards(m_shape, int(stage), int(v - 1))) * f.outputKept +
-                        double(waitingWeightGrads(m_shape, int(stage))) * f.weightGradKept;
+    const double head = headKept(stage, f);
     StageChoice best;
     chosen.assign(std::size_t(v) * T * kMaxTypeOptions, 0);
     best.lightest = detail::kMaxCountedBytes;
@@ -322,6 +320,12 @@ StageChoice StageSolver::choose(std::int64_t stage, const Frame& f, const std::i
     if (bestX == std::numeric_limits<double>::infinity()) return best;
     finish(f, bestX, best);
     return best;
+}
+
+double StageSolver::headKept(std::int64_t stage, const Frame& f) const {
+    return double(inFlightChunkForwards(m_shape, int(stage), 0)) * f.embeddingKept +
+           double(inFlightChunkForwards(m_shape, int(stage), int(m_chunks - 1))) * f.outputKept +
+           double(waitingWeightGrads(m_shape, int(stage))) * f.weightGradKept;
 }
 
 void StageSolver::finish(const Frame& f, double rec, StageChoice& c) const {

@@ -143,6 +143,9 @@ private:
     // `order`: with offload, the types of chunk 0's layers in run order (else empty).
     StageChoice solveOnce(std::int64_t stage, const detail::StageRanges& ranges, const std::int32_t* typeCounts,
                           const std::string& order, std::vector<std::int32_t>& chosen);
+    // What a stage keeps whatever its layers' options: the embedding's and output layer's
+    // saved inputs per micro-batch in flight, and zb-h1's held-back weight gradients.
+    double headKept(std::int64_t stage, const Frame& f) const;
     // A fitting choice's time and tail from the recompute it adds to the frame.
     void finish(const Frame& f, double recompute, StageChoice& c) const;
     // The slower choices that hide more of the reduction than `fastest` (plan/stagefront.cpp),

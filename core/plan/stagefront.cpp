@@ -76,9 +76,7 @@ void StageSolver::slowerChoices(std::int64_t stage, const Frame& f, const std::i
             items.push_back(it);
         }
     if (items.empty()) return;
-    const double head = double(inFlightChunkForwards(m_shape, int(stage), 0)) * f.embeddingKept +
-                        double(inFlightChunkForwards(m_shape, int(stage), int(v - 1))) * f.outputKept +
-                        double(waitingWeightGrads(m_shape, int(stage))) * f.weightGradKept;
+    const double head = headKept(stage, f);
     // No choice keeps more than this and fits (its working set at least the floor's).
     const double cap = double(m_budget) - double(f.fixed) - double(wholeBytes(floorLevel + f.workingRest));
     std::vector<double> leastFrom(items.size() + 1, 0);
