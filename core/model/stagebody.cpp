@@ -367,10 +367,14 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
     if (st.fsdp) {
         const double gathered = st.reshard ? double(kFsdpGatheredLayers) * maxLayerSplit : params + expertParams;
         b.workingRest += gathered * Bp * (1 - 1 / R);
+        if (!st.reshard) b.workingLinear += gathered * Bp * (1 - 1 / R);
     }
     // deferred_grad_accumulation: FSDP holds each micro-batch's reduce-scattered gradients
     // until its backward ends, then adds them (HyperParallel), a second gradient shard.
-    if (st.fsdp && run.deferredGradAccumulation) b.workingRest += (params / R + expertParams / Re) * Bg;
+    if (st.fsdp && run.deferredGradAccumulation) {
+        b.workingRest += (params / R + expertParams / Re) * Bg;
+        b.workingLinear += (params / R + expertParams / Re) * Bg;
+    }
     b.workingLayers = working;
     mem.working = wholeBytes(working + b.workingRest);
     // Kept free, as the seed adds its 1 GiB safety buffer to every stage (reference §4.1.2).

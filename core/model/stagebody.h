@@ -78,6 +78,10 @@ struct StageBody {
     // layers recompute: the working set's largest layer term and the rest of it, the
     // gradient reduction before overlap, and the parameter gather left exposed.
     double workingLayers = 0, workingRest = 0;
+    // Of workingRest, what grows with the parameters the stage holds (FSDP's gathered
+    // weights kept whole without reshard, deferred accumulation's second gradient shard),
+    // which a bound may count per layer like the static memory (plan/bound.cpp).
+    double workingLinear = 0;
     double reduceSeconds = 0, reduceBuckets = 1, gatherExposed = 0;
     // Exposed transfers (in time.forward / time.backward, per micro-batch) that more
     // layers on the stage would hide: FSDP's gathers, overlapped pipeline sends.

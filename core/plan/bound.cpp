@@ -11,8 +11,12 @@ namespace tessera::core {
 
 namespace {
 
-// What grows with the parameters a stage holds, and nothing else.
-Bytes linearMemory(const StageMemory& m) { return m.parameters + m.gradients + m.optimizerStates + m.mainParameters; }
+// What grows with the parameters a stage holds, and nothing else: the static terms, and
+// the working set's share that FSDP keeps per parameter (StageBody::workingLinear).
+double linearMemory(const detail::StageBody& b) {
+    const StageMemory& m = b.memory;
+    return double(m.parameters + m.gradients + m.optimizerStates + m.mainParameters) + b.workingLinear;
+}
 
 // A stage's once-per-step tail with its reduction as hidden as the run ever hides it:
 // none of it when overlapped (the last bucket's share shrinks as layers add buckets, so
@@ -40,7 +44,7 @@ double heldBound(detail::StageContext& ctx, const PipelineShape& shape, const de
         detail::StageRanges one;
         while (m.layerKind[std::size_t(one.start[0])] != k) ++one.start[0];
         one.count[0] = 1;
-        a[k] = double(linearMemory(detail::stageBody(ctx, mid, one).memory) - linearMemory(base.memory));
+        a[k] = linearMemory(detail::stageBody(ctx, mid, one)) - linearMemory(base);
         b[k] = std::numeric_limits<double>::infinity();
         // Planned: FULL (the last class) keeps least; else the least of the stated classes.
         for (std::size_t c = planned ? ctx.classes - 1 : 0; c < ctx.classes; ++c) b[k] = std::min(b[k], ctx.cost(k * ctx.classes + c).kept);
@@ -107,7 +111,7 @@ bool PlanBound::fitsUnder(Bytes memory, double step) const {
     if (layers <= 0 || coef <= 0 || hull.empty() || !std::isfinite(step)) return true;
     // Generous by the bounds' own roundings, so that a plan at the edge is never ruled out.
     const double cap = (step * (1 + 1e-9) / (1 - 1e-9) - tail - base) / coef;  // the slowest stage, at most
-    const double most = (double(memory) + 16) / (1 - 1e-12);
+    const double most = (double(memory) + 32) / (1 - 1e-12);
     const int p = shape.stages, v = shape.chunks;
     const double t = layerSeconds, a = layerStatic;
     double placed = 0, short_ = 0;  // short_: stages that take fewer than a layer a chunk of the kind
@@ -210,7 +214,7 @@ PlanBound planLowerBound(const CostInput& in, const PlanRequest& request) {
     const detail::StageBody& base = p > 2 ? midEmpty : first;
     const detail::StageBody full = detail::stageBody(ctx, mid, all);
     // The linear parts the layers add: their static memory and their optimizer step.
-    sumMemory += double(linearMemory(full.memory) - linearMemory(base.memory));
+    sumMemory += linearMemory(full) - linearMemory(base);
     sumTail += std::max(0.0, full.time.optimizer - base.time.optimizer);
 
     const double P = double(p);
@@ -235,9 +239,9 @@ PlanBound planLowerBound(const CostInput& in, const PlanRequest& request) {
     if (p == 1) out.base = 0, out.coef = m;
     else if (st.schedule == Schedule::Interleaved) out.base = sumX / double(v), out.coef = m - 1 / double(v);
     else if (st.schedule == Schedule::ZbH1) out.base = double(p - 1) * maxF, out.coef = m;
-    // Less 16 bytes: each of the four linear terms is rounded up once per stage.
+    // Less 32 bytes: each of the four static terms and the working set is rounded up once per stage.
     const Bytes peak = std::max(maxMemory, Bytes(std::max(meanMemory, heldMemory) * (1 - 1e-12)));
-    out.peakMemory = peak > 16 ? peak - 16 : 0;
+    out.peakMemory = peak > 32 ? peak - 32 : 0;
     return out;
 }
 

@@ -15,7 +15,8 @@
 //    as hidden as the run's overlap ever allows.
 //  - the peak stage holds at least what the largest stage holds empty, and at least a
 //    weighted mean over the stages of what they hold empty plus each layer's static
-//    memory (weights, gradients, states, master copy) and the least its options keep,
+//    memory (weights, gradients, states, master copy, and what FSDP holds per weight
+//    in its working set: StageBody::workingLinear) and the least its options keep,
 //    times the micro-batches the stage holds in flight (bound.cpp heldBound).
 //
 //  - together: a plan both lighter than M and faster than T (PlanBound::fitsUnder), which

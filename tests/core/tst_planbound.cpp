@@ -53,6 +53,13 @@ Scenario space(int which) {
                                "          grad_shard_as_params: auto, pp_schedule: auto, recompute: per_layer, pp_partition: auto}\n");
         return s;
     }
+    case 4:
+    case 5:  // FSDP holding its gathered weights whole (4) or per layer (5), and a second gradient shard
+        return presetSearching("llama3-70b-h100x64",
+                               "search:\n  space: {tp: [1, 2, 4, 8], pp: [2, 3, 4, 5, 8], dp: auto, micro_batch_size: [1, 2, 4], micro_batch_num: auto,\n"
+                               "          pp_schedule: [1f1b, zb-h1], recompute: per_layer, pp_partition: auto}\n",
+                               {"exec.optimizer_parallel=true", "exec.grad_shard_as_params=true",
+                                "exec.deferred_grad_accumulation=true", which == 4 ? "exec.reshard_params=false" : "exec.reshard_params=true"});
     default:
         return presetSearching("llama3-70b-h100x64",
                                "search:\n  space: {tp: [2, 4, 8], pp: [2, 4, 8], dp: auto, micro_batch_size: [1, 2], micro_batch_num: auto,\n"
@@ -82,6 +89,8 @@ private slots:
         QTest::newRow("llama3-70b uniform recompute, pp 2-8") << 1 << 1;
         QTest::newRow("llama3-70b per_layer, 1f1b and gpipe") << 2 << 1;
         QTest::newRow("deepseek-v3 every axis auto, 1 in 61") << 3 << 61;
+        QTest::newRow("llama3-70b FSDP, gathered weights kept, deferred accumulation") << 4 << 1;
+        QTest::newRow("llama3-70b FSDP resharded, deferred accumulation") << 5 << 1;
     }
     void boundNeverAbovePlan() {
         QFETCH(int, which);
