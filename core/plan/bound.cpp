@@ -27,9 +27,10 @@ double leastTail(const RunSettings& run, const detail::StageBody& b) {
 
 // The peak with the activations in: a layer of kind k on stage s costs that stage a_k
 // (its static memory) plus i_s·b_k (the least it can keep, times the micro-batches
-// stage s holds in flight), on top of what the stage holds empty (c_s). For any
+// stage s holds in flight) plus w_s·g_k (zb-h1's weight gradients it holds back, each
+// keeping g_k whatever the option), on top of what the stage holds empty (c_s). For any
 // weights w_s >= 0, max_s M_s >= (sum_s w_s c_s + sum_k L_k min_s w_s (a_k + i_s b_k)) / sum_s w_s;
-// weights 1 / (a + i_s b) of the kind with the most memory make the layers' term
+// weights 1 / (a + i_s b + w_s g) of the kind with the most memory make the layers' term
 // the same on every stage (the continuous balance of that kind).
 double heldBound(detail::StageContext& ctx, const PipelineShape& shape, const detail::StageBody& first,
                  const detail::StageBody& base, const detail::StageBody& last, bool planned, PlanBound& out) {
@@ -37,7 +38,7 @@ double heldBound(detail::StageContext& ctx, const PipelineShape& shape, const de
     const ModelShape& m = in.model;
     const std::int64_t p = in.strategy.pp, v = in.strategy.vpp;
     const std::int64_t mid = p > 2 ? 1 : 0;
-    std::vector<double> a(ctx.kinds, 0), b(ctx.kinds, 0), layers(ctx.kinds, 0);
+    std::vector<double> a(ctx.kinds, 0), b(ctx.kinds, 0), g(ctx.kinds, 0), layers(ctx.kinds, 0);
     for (std::size_t k = 0; k < ctx.kinds; ++k) {
         layers[k] = m.kindPrefix[k][std::size_t(ctx.placed)];
         if (layers[k] == 0) continue;
@@ -48,6 +49,9 @@ double heldBound(detail::StageContext& ctx, const PipelineShape& shape, const de
         b[k] = std::numeric_limits<double>::infinity();
         // Planned: FULL (the last class) keeps least; else the least of the stated classes.
         for (std::size_t c = planned ? ctx.classes - 1 : 0; c < ctx.classes; ++c) b[k] = std::min(b[k], ctx.cost(k * ctx.classes + c).kept);
+        // zb-h1's weight gradients held back, what each keeps whatever the option.
+        g[k] = std::numeric_limits<double>::infinity();
+        for (std::size_t c = 0; c < ctx.classes; ++c) g[k] = std::min(g[k], ctx.cost(k * ctx.classes + c).weightGradKept);
     }
     // The most numerous kind, for fitsUnder: its static memory, its time with no
     // recompute, and the lower hull of its options in (recompute seconds, bytes kept).
@@ -55,7 +59,7 @@ double heldBound(detail::StageContext& ctx, const PipelineShape& shape, const de
     for (std::size_t k = 1; k < ctx.kinds; ++k)
         if (layers[k] > layers[most]) most = k;
     const LayerCost& none = ctx.cost(most * ctx.classes);
-    out.layers = layers[most], out.layerStatic = a[most];
+    out.layers = layers[most], out.layerStatic = a[most], out.layerWeightGrad = g[most];
     out.others = double(ctx.placed) - layers[most];
     out.layerSeconds = none.forward + none.backwardInput + none.backwardWeight + none.recompute;
     std::vector<std::pair<double, double>> points;
@@ -76,21 +80,25 @@ double heldBound(detail::StageContext& ctx, const PipelineShape& shape, const de
     }
     std::size_t heavy = 0;
     for (std::size_t k = 1; k < ctx.kinds; ++k)
-        if (layers[k] * (a[k] + b[k]) > layers[heavy] * (a[heavy] + b[heavy])) heavy = k;
+        if (layers[k] * (a[k] + b[k] + g[k]) > layers[heavy] * (a[heavy] + b[heavy] + g[heavy])) heavy = k;
     // Each stage empty, as evaluate() holds it (the embedding's and output's saved inputs in).
     double sumW = 0, sumWc = 0;
-    std::vector<double> w(static_cast<std::size_t>(p)), held(static_cast<std::size_t>(p));
+    std::vector<double> w(static_cast<std::size_t>(p)), held(static_cast<std::size_t>(p)), waiting(static_cast<std::size_t>(p));
     for (std::int64_t s = 0; s < p; ++s) {
         std::int64_t least = std::numeric_limits<std::int64_t>::max();
         for (std::int64_t c = 0; c < v; ++c) least = std::min(least, inFlightChunkForwards(shape, int(s), int(c)));
         held[std::size_t(s)] = double(least);
+        waiting[std::size_t(s)] = double(waitingWeightGrads(shape, int(s)));
     }
+    auto perLayer = [&](std::size_t k, std::int64_t s) {
+        return a[k] + held[std::size_t(s)] * b[k] + waiting[std::size_t(s)] * g[k];
+    };
     for (std::int64_t s = 0; s < p; ++s) {
         const detail::StageBody& e = s == 0 ? first : s == p - 1 ? last : base;
         const double c = double(e.memory.total()) +
                          double(inFlightChunkForwards(shape, int(s), 0)) * e.embeddingKept +
                          double(inFlightChunkForwards(shape, int(s), int(v - 1))) * e.outputKept;
-        const double per = a[heavy] + held[std::size_t(s)] * b[heavy];
+        const double per = perLayer(heavy, s);
         w[std::size_t(s)] = per > 0 ? 1 / per : 1;
         sumW += w[std::size_t(s)], sumWc += w[std::size_t(s)] * c;
     }
@@ -99,7 +107,7 @@ double heldBound(detail::StageContext& ctx, const PipelineShape& shape, const de
         if (layers[k] == 0) continue;
         double least = std::numeric_limits<double>::infinity();
         for (std::int64_t s = 0; s < p; ++s)
-            least = std::min(least, w[std::size_t(s)] * (a[k] + held[std::size_t(s)] * b[k]));
+            least = std::min(least, w[std::size_t(s)] * perLayer(k, s));
         layersTerm += layers[k] * least;
     }
     return (sumWc + layersTerm) / sumW;
@@ -113,7 +121,7 @@ bool PlanBound::fitsUnder(Bytes memory, double step) const {
     const double cap = (step * (1 + 1e-9) / (1 - 1e-9) - tail - base) / coef;  // the slowest stage, at most
     const double most = (double(memory) + 32) / (1 - 1e-12);
     const int p = shape.stages, v = shape.chunks;
-    const double t = layerSeconds, a = layerStatic;
+    const double t = layerSeconds;
     double placed = 0, short_ = 0;  // short_: stages that take fewer than a layer a chunk of the kind
     for (int s = 0; s < p; ++s) {
         const std::size_t which = s == 0 ? 0 : s == p - 1 ? 2 : 1;
@@ -124,6 +132,7 @@ bool PlanBound::fitsUnder(Bytes memory, double step) const {
         std::int64_t least = std::numeric_limits<std::int64_t>::max();
         for (int c = 0; c < v; ++c) least = std::min(least, inFlightChunkForwards(shape, s, c));
         const double i = double(least);
+        const double a = layerStatic + double(waitingWeightGrads(shape, s)) * layerWeightGrad;  // what a layer holds whatever its option
         // The most layers the stage holds at a mix (r, k) of options: by time tau / (t + r),
         // by memory room / (a + i·k). Along the hull from the fastest mix to the lightest
         // the first falls and the second rises: the most is where they cross.

@@ -51,6 +51,7 @@ struct PlanBound {
     PipelineShape shape;
     std::vector<std::pair<double, double>> hull;
     double layers = 0, others = 0, layerSeconds = 0, layerStatic = 0;  // others: layers of the other kinds
+    double layerWeightGrad = 0;  // what one zb-h1 weight gradient held back keeps of the kind
     double base = 0, coef = 0, tail = 0;
     // The stages holding no layer: first, middle, last.
     std::array<double, 3> emptySeconds{}, emptyMemory{}, embeddingKept{}, outputKept{};
