@@ -39,6 +39,8 @@ double heldBound(detail::StageContext& ctx, const PipelineShape& shape, const de
     const std::int64_t p = in.strategy.pp, v = in.strategy.vpp;
     const std::int64_t mid = p > 2 ? 1 : 0;
     std::vector<double> a(ctx.kinds, 0), b(ctx.kinds, 0), g(ctx.kinds, 0), layers(ctx.kinds, 0);
+    // The least working-set layer term of any kind, and of it the transient buffers alone.
+    double working = std::numeric_limits<double>::infinity(), leastTransient = working;
     for (std::size_t k = 0; k < ctx.kinds; ++k) {
         layers[k] = m.kindPrefix[k][std::size_t(ctx.placed)];
         if (layers[k] == 0) continue;
@@ -52,6 +54,27 @@ double heldBound(detail::StageContext& ctx, const PipelineShape& shape, const de
         // zb-h1's weight gradients held back, what each keeps whatever the option.
         g[k] = std::numeric_limits<double>::infinity();
         for (std::size_t c = 0; c < ctx.classes; ++c) g[k] = std::min(g[k], ctx.cost(k * ctx.classes + c).weightGradKept);
+        // The working set's layer term (keptNone − kept + gradient buffer + gathered input,
+        // its largest over the stage's layers): for a layer at option o, i·kept_o + keptNone
+        // − kept_o >= i·b + keptNone − b while i >= 1, so any stage holding a layer of this
+        // kind holds that much on top of its layers' i·b.
+        double transient = std::numeric_limits<double>::infinity();
+        for (std::size_t c = 0; c < ctx.classes; ++c) {
+            const LayerCost& lc = ctx.cost(k * ctx.classes + c);
+            transient = std::min(transient, lc.gradBuffer + lc.gatheredInput);
+        }
+        working = std::min(working, ctx.cost(k * ctx.classes).keptNone - b[k] + transient);
+        leastTransient = std::min(leastTransient, transient);
+    }
+    if (!std::isfinite(working)) working = leastTransient = 0;
+    // On top of what each stage holds empty (its own working term: a vision tower's), as
+    // the largest of the two is taken. fitsUnder prices a layer's activations at a mix of
+    // its options, not at b, so only the transient part is owed there.
+    const detail::StageBody* ends[3] = {&first, &base, &last};
+    std::array<double, 3> extra{};
+    for (std::size_t which = 0; which < 3; ++which) {
+        extra[which] = std::max(0.0, working - ends[which]->workingLayers);
+        out.layerTransient[which] = std::max(0.0, leastTransient - ends[which]->workingLayers);
     }
     // The most numerous kind, for fitsUnder: its static memory, its time with no
     // recompute, and the lower hull of its options in (recompute seconds, bytes kept).
@@ -95,7 +118,8 @@ double heldBound(detail::StageContext& ctx, const PipelineShape& shape, const de
     };
     for (std::int64_t s = 0; s < p; ++s) {
         const detail::StageBody& e = s == 0 ? first : s == p - 1 ? last : base;
-        const double c = double(e.memory.total()) +
+        const std::size_t which = s == 0 ? 0 : s == p - 1 ? 2 : 1;
+        const double c = double(e.memory.total()) + (held[std::size_t(s)] >= 1 ? extra[which] : out.layerTransient[which]) +
                          double(inFlightChunkForwards(shape, int(s), 0)) * e.embeddingKept +
                          double(inFlightChunkForwards(shape, int(s), int(v - 1))) * e.outputKept;
         const double per = perLayer(heavy, s);
@@ -126,7 +150,7 @@ bool PlanBound::fitsUnder(Bytes memory, double step) const {
     for (int s = 0; s < p; ++s) {
         const std::size_t which = s == 0 ? 0 : s == p - 1 ? 2 : 1;
         const double tau = cap - emptySeconds[which];
-        const double room = most - emptyMemory[which] - double(inFlightChunkForwards(shape, s, 0)) * embeddingKept[which] -
+        const double room = most - emptyMemory[which] - layerTransient[which] - double(inFlightChunkForwards(shape, s, 0)) * embeddingKept[which] -
                             double(inFlightChunkForwards(shape, s, v - 1)) * outputKept[which];
         if (tau < 0 || room < 0) return false;  // the stage alone, empty, is too slow or too heavy
         std::int64_t least = std::numeric_limits<std::int64_t>::max();

@@ -55,6 +55,9 @@ struct PlanBound {
     double base = 0, coef = 0, tail = 0;
     // The stages holding no layer: first, middle, last.
     std::array<double, 3> emptySeconds{}, emptyMemory{}, embeddingKept{}, outputKept{};
+    // What a stage holding a layer holds at least in its working set's transient buffers
+    // past what it holds empty (bound.cpp heldBound): first, middle, last.
+    std::array<double, 3> layerTransient{};
 
     // False when no plan has peak <= memory and step <= step.
     bool fitsUnder(Bytes memory, double step) const;
