@@ -29,7 +29,7 @@ struct Item {
 struct Found {
     double recompute;
     Bytes peak;
-    std::size_t at;  // its counts in the scratch store
+    std::uint32_t at;  // its leaf, in the walk's order
 };
 
 }  // namespace
@@ -85,22 +85,25 @@ void StageSolver::slowerChoices(std::int64_t stage, const Frame& f, const std::i
     if (head + leastFrom[0] > cap) return;
 
     // Every count of each option per item that fits and recomputes more than the fastest,
-    // cut where it recomputes more than a choice already found that hides all it can.
+    // cut where it recomputes more than a choice already found that hides all it can. The
+    // walk runs twice, alike: first for each leaf's recompute and peak, then for the
+    // counts of only the leaves kept (copying every leaf's counts cost more than the rest).
     const std::size_t width = std::size_t(v) * T * kMaxTypeOptions;
-    std::vector<std::int32_t> counts(width, 0), scratch;
-    std::vector<Found> found;
-    double bestHidden = std::numeric_limits<double>::infinity();
-    auto leaf = [&](double kept, double rec, double level) {
-        if (rec <= fastestRecompute * (1 + 1e-12)) return;  // no slower than the fastest: it is one of them
-        const Bytes peak = f.fixed + wholeBytes(kept) + wholeBytes(level + f.workingRest);
-        if (peak > m_budget) return;
-        if (rec >= hidden) bestHidden = std::min(bestHidden, rec);
-        found.push_back({rec, peak, scratch.size()});
-        scratch.insert(scratch.end(), counts.begin(), counts.end());
-    };
-    auto walk = [&](auto& self, std::size_t i, std::size_t q, std::int32_t left, double kept, double rec, double level) -> void {
+    std::vector<std::int32_t> counts(width, 0);
+    thread_local std::vector<Found> found;
+    found.clear();
+    double bestHidden;
+    std::uint32_t leaves;
+    auto walk = [&](auto& self, auto& leaf, std::size_t i, std::size_t q, std::int32_t left, double kept, double rec,
+                    double level) -> void {
         if (rec > bestHidden) return;
-        if (i == items.size()) return leaf(kept, rec, level);
+        if (i == items.size()) {
+            if (rec <= fastestRecompute * (1 + 1e-12)) return;  // no slower than the fastest: it is one of them
+            const Bytes peak = f.fixed + wholeBytes(kept) + wholeBytes(level + f.workingRest);
+            if (peak > m_budget) return;
+            if (rec >= hidden) bestHidden = std::min(bestHidden, rec);
+            return leaf(rec, peak, leaves++);
+        }
         const Item& it = items[i];
         if (kept + it.weight * left * it.leastKept + leastFrom[i + 1] > cap) return;
         const OptionCost& o = m_types[it.slot % T].options[it.options[q]];
@@ -110,20 +113,26 @@ void StageSolver::slowerChoices(std::int64_t stage, const Frame& f, const std::i
             slot = c;
             const double keptNext = kept + it.weight * c * o.kept, recNext = rec + c * o.recompute;
             const double levelNext = c > 0 ? std::max(level, o.working) : level;
-            if (q + 1 == it.count) self(self, i + 1, 0, i + 1 < items.size() ? items[i + 1].n : 0, keptNext, recNext, levelNext);
-            else self(self, i, q + 1, left - c, keptNext, recNext, levelNext);
+            if (q + 1 == it.count) self(self, leaf, i + 1, 0, i + 1 < items.size() ? items[i + 1].n : 0, keptNext, recNext, levelNext);
+            else self(self, leaf, i, q + 1, left - c, keptNext, recNext, levelNext);
         }
         slot = 0;
     };
-    walk(walk, 0, 0, items[0].n, head, 0.0, 0.0);
+    auto walkAll = [&](auto&& leaf) {
+        bestHidden = std::numeric_limits<double>::infinity(), leaves = 0;
+        walk(walk, leaf, 0, 0, items[0].n, head, 0.0, 0.0);
+    };
+    walkAll([&](double rec, Bytes peak, std::uint32_t at) { found.push_back({rec, peak, at}); });
 
     // Per recompute the lightest; each kept when it exposes less than the one before it.
+    std::erase_if(found, [&](const Found& x) { return x.recompute > bestHidden; });
     std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
         return a.recompute != b.recompute ? a.recompute < b.recompute : a.peak < b.peak;
     });
+    thread_local std::vector<std::pair<std::uint32_t, std::uint32_t>> wanted;  // (leaf, its choice's counts in the store)
+    wanted.clear();
     double tail = fastest.tail, last = -1;
     for (const Found& x : found) {
-        if (x.recompute > bestHidden) break;
         if (x.recompute == last) continue;
         last = x.recompute;
         StageChoice c;
@@ -136,10 +145,18 @@ void StageSolver::slowerChoices(std::int64_t stage, const Frame& f, const std::i
         tail = c.tail;
         c.peak = x.peak;
         c.lightest = fastest.lightest;
-        c.countsAt = std::uint32_t(store.size());
-        store.insert(store.end(), scratch.begin() + std::ptrdiff_t(x.at), scratch.begin() + std::ptrdiff_t(x.at + width));
+        c.countsAt = std::uint32_t(store.size() + wanted.size() * width);
+        wanted.emplace_back(x.at, c.countsAt);
         out.push_back(c);
     }
+    if (wanted.empty()) return;
+    std::sort(wanted.begin(), wanted.end());
+    store.resize(store.size() + wanted.size() * width);
+    std::size_t next = 0;
+    walkAll([&](double, Bytes, std::uint32_t at) {
+        if (next < wanted.size() && wanted[next].first == at)
+            std::copy(counts.begin(), counts.end(), store.begin() + std::ptrdiff_t(wanted[next++].second));
+    });
 }
 
 }  // namespace tessera::core::plan
