@@ -87,6 +87,11 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
         return out;
     }
 
+    // Where recompute that only hides more of a stage's gradient reduction can price a
+    // faster step, the stage problems keep their slower choices too (StageSolver::enableFronts).
+    const bool fronts = request.recompute && request.hideReductions && !planOffload && in.run.overlappedGradReduce &&
+                        ((st.schedule == Schedule::Interleaved && v > 1) || (st.schedule == Schedule::ZbH1 && p > 1));
+
     // The planner's classes: NONE first, then the options it may choose, or the strategy's own.
     // A per-thread copy, so that the vectors the model and strategy hold keep their
     // storage from one plan to the next (a search plans thousands of candidates of one model).
@@ -106,10 +111,6 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
     // Layer types and what each option costs a layer of that type, from the stage bodies'
     // context, whose layer costs these are (the solver starts from it).
     detail::StageContext context(work, request.layerCosts);
-    // Where recompute that only hides more of a stage's gradient reduction can price a
-    // faster step, the stage problems keep their slower choices too (StageSolver::enableFronts).
-    const bool fronts = request.recompute && request.hideReductions && !planOffload && work.run.overlappedGradReduce &&
-                        ((st.schedule == Schedule::Interleaved && v > 1) || (st.schedule == Schedule::ZbH1 && p > 1));
     const plan::PlanTypes layerTypes = plan::planTypes(context, st, request, planned, fronts);
     const std::vector<LayerType>& types = layerTypes.types;
     const std::vector<std::uint8_t>& typeOf = layerTypes.typeOf;
@@ -167,7 +168,9 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
         x.from = std::int16_t(total), x.fromLabel = label, x.pick = 0;
         keep(x);
         double tail = c.tail;
-        for (std::uint32_t q = 1; q <= c.more && tail > from.maxTail; ++q) {
+        if (!fronts || !(tail > from.maxTail)) return;
+        const std::uint32_t more = solver.slower(c);
+        for (std::uint32_t q = 1; q <= more && tail > from.maxTail; ++q) {
             const StageChoice& cq = solver.after(c, q);
             if (double(st.mbn) * cq.perMicroBatch > ceiling * (1 + 1e-12)) break;
             Label y = extend(from, cq);
@@ -371,6 +374,7 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
                                 // the plan in hand, no need to ask (nor for more layers).
                                 const double plain = v == 1 ? before[std::size_t(j)] - before[std::size_t(i)] : double(n) * fastest;
                                 if (double(st.mbn) * plain > ceiling * (1 + 1e-12)) break;
+                                if (fronts) solver.limitPerMicroBatch(ceiling * (1 + 1e-12) / double(st.mbn));
                                 const auto [b, e] = s == 0 ? std::pair<std::int32_t, std::int32_t>{0, 1} : at(s - 1, i, h);
                                 if (b == e) continue;  // no partial plan to extend
                                 const StageChoice& c = stageChoice(s, hold(r, rounds, i, h, n));  // memoised

@@ -42,10 +42,14 @@ struct StageChoice {
     std::int32_t offload = 0;  // its first layers whose activations go to the host (they run NONE)
     // Where its layers per (chunk, type, option) sit in the solver's store (StageSolver::counts).
     std::uint32_t countsAt = 0;
-    // Its place among the solver's choices, and how many slower ones follow it there that
-    // hide more of the stage's gradient reduction (StageSolver::enableFronts): each takes
+    // Its place among the solver's choices; and once the planner first asks for them
+    // (StageSolver::slower), how many slower ones that hide more of the stage's gradient
+    // reduction there are (StageSolver::enableFronts), and where they start: each takes
     // longer a micro-batch and leaves a shorter tail than the one before.
-    std::uint32_t self = 0, more = 0;
+    std::uint32_t self = 0, more = 0, moreAt = 0;
+    // The stage problem the slower choices come from, until they are known (kNoProblem:
+    // known, or none).
+    std::uint32_t problem = 0xffffffffu;
 };
 
 // Packed keys to indices, by open addressing (linear probing, doubling at half full): a
@@ -103,8 +107,11 @@ public:
 
     // A choice's layers per (chunk, type, option): [(chunk · types + type) · kMaxTypeOptions + option].
     const std::int32_t* counts(const StageChoice& c) const { return m_counts.data() + c.countsAt; }
-    // The choice `more` places after `c` (1 to c.more).
-    const StageChoice& after(const StageChoice& c, std::uint32_t more) const { return m_choices[c.self + more]; }
+    // How many slower choices `c` has (StageChoice::more), enumerated the first time asked:
+    // a walk needs them only where `c` leaves a longer tail than the partial plan it extends.
+    std::uint32_t slower(const StageChoice& c);
+    // The `more`-th slower choice of `c` (1 to slower(c)).
+    const StageChoice& after(const StageChoice& c, std::uint32_t more) const { return m_choices[c.moreAt + more - 1]; }
 
     // Where a stage weighs less than one in the step (interleaved: 1/vpp off the straggler;
     // zb-h1: nothing off the critical stages) and its gradient reduction runs under its
@@ -113,6 +120,9 @@ public:
     // also keeps every slower choice that exposes less (StageChoice::more): the planner
     // walks them all. Without offload.
     void enableFronts() { m_fronts = true; }
+    // The longest time a micro-batch the caller can use of a stage from now on (it only
+    // falls): slower choices past it are not enumerated.
+    void limitPerMicroBatch(double seconds) { m_maxPerMicroBatch = seconds; }
     // Whether a stage problem had more slower choices than a label can name (the plan is
     // then the fastest over the first kMaxSlowerChoices of them).
     bool frontsCut() const { return m_frontsCut; }
@@ -152,6 +162,9 @@ private:
     // with their layers per (chunk, type, option) appended to `counts`.
     void slowerChoices(std::int64_t stage, const Frame& f, const std::int32_t* typeCounts, const StageChoice& fastest,
                        double fastestRecompute, std::vector<StageChoice>& out, std::vector<std::int32_t>& counts) const;
+    // The recompute past which no choice exposes less of the reduction (negative: none
+    // exposes less than `fastest`).
+    double hidingRecompute(const Frame& f, const StageChoice& fastest) const;
 
     CostInput& m_work;
     const std::vector<std::uint8_t>* m_typeOf = nullptr;  // non-null: offload may be chosen
@@ -167,9 +180,17 @@ private:
     std::unordered_map<std::string, std::size_t> m_frameIndex, m_choiceIndex;
     std::deque<Frame> m_frames;        // deques: what solve() returns stays where it is
     std::deque<StageChoice> m_choices;
+    struct Problem {  // a fastest choice's stage problem, kept for its slower choices
+        std::int64_t stage;
+        const Frame* frame;
+        std::uint32_t typeCountsAt;  // in m_typeCounts
+    };
+    std::vector<Problem> m_problemsPending;
+    std::vector<std::int32_t> m_typeCounts;
     std::vector<std::int32_t> m_counts;  // every choice's layers per (chunk, type, option), one after another
     std::uint64_t m_problems = 0;
     bool m_fronts = false;
+    double m_maxPerMicroBatch = std::numeric_limits<double>::infinity();
     mutable bool m_frontsCut = false;
 };
 

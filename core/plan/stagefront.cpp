@@ -34,21 +34,30 @@ struct Found {
 
 }  // namespace
 
-void StageSolver::slowerChoices(std::int64_t stage, const Frame& f, const std::int32_t* typeCounts, const StageChoice& fastest,
-                                double fastestRecompute, std::vector<StageChoice>& out, std::vector<std::int32_t>& store) const {
+double StageSolver::hidingRecompute(const Frame& f, const StageChoice& fastest) const {
     const RunSettings& run = m_work.run;
     const double pieces = std::max(1.0, f.reduceBuckets);
-    if (!run.overlappedGradReduce || pieces == 1 || f.reduceSeconds <= 0) return;
+    if (!run.overlappedGradReduce || pieces == 1 || f.reduceSeconds <= 0) return -1;
     // What of the reduction the fastest choice leaves exposed, against its last bucket,
     // which no backward hides.
     const double exposed = fastest.tail - f.gatherExposed - f.optimizer;
-    if (exposed <= f.reduceSeconds / pieces * (1 + 1e-12)) return;
+    if (exposed <= f.reduceSeconds / pieces * (1 + 1e-12)) return -1;
     // The reduction hides all it can once the backward it runs under is as long as it
     // (detail::exposedPipelined). Recompute lengthens that backward one for one, less what
     // it hides of an offloaded copy's or FSDP's exposure (at most those exposures): past
     // `hidden` seconds of recompute no choice exposes less.
     const double fsdpMost = f.fsdpMoves > 0 ? detail::exposedPipelined(f.fsdpMoves, f.fsdpPieces, f.fsdpCover) : 0.0;
-    const double hidden = f.reduceSeconds - f.lastBackward + fsdpMost + std::max(0.0, f.offloadCopy - f.offloadBackWindow);
+    return f.reduceSeconds - f.lastBackward + fsdpMost + std::max(0.0, f.offloadCopy - f.offloadBackWindow);
+}
+
+void StageSolver::slowerChoices(std::int64_t stage, const Frame& f, const std::int32_t* typeCounts, const StageChoice& fastest,
+                                double fastestRecompute, std::vector<StageChoice>& out, std::vector<std::int32_t>& store) const {
+    const double hidden = hidingRecompute(f, fastest);
+    if (hidden < 0) return;
+    // A micro-batch takes f.perMicroBatch + rec less what the recompute hides of FSDP's
+    // exposure (at most all of it): past the caller's longest, no more recompute.
+    const double fsdpAll = f.fsdpMoves > 0 ? detail::exposedPipelined(f.fsdpMoves, f.fsdpPieces, f.fsdpCover) : 0.0;
+    const double most = m_maxPerMicroBatch - f.perMicroBatch + fsdpAll + std::max(0.0, f.offloadCopy - f.offloadBackWindow);
 
     const std::size_t T = m_types.size();
     const std::int64_t v = m_chunks;
@@ -96,7 +105,7 @@ void StageSolver::slowerChoices(std::int64_t stage, const Frame& f, const std::i
     std::uint32_t leaves;
     auto walk = [&](auto& self, auto& leaf, std::size_t i, std::size_t q, std::int32_t left, double kept, double rec,
                     double level) -> void {
-        if (rec > bestHidden) return;
+        if (rec > bestHidden || rec > most) return;
         if (i == items.size()) {
             if (rec <= fastestRecompute * (1 + 1e-12)) return;  // no slower than the fastest: it is one of them
             const Bytes peak = f.fixed + wholeBytes(kept) + wholeBytes(level + f.workingRest);
