@@ -89,8 +89,10 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
 
     // Where recompute that only hides more of a stage's gradient reduction can price a
     // faster step, the stage problems keep their slower choices too (StageSolver::enableFronts).
-    const bool fronts = request.recompute && request.hideReductions && !planOffload && in.run.overlappedGradReduce &&
-                        ((st.schedule == Schedule::Interleaved && v > 1) || (st.schedule == Schedule::ZbH1 && p > 1));
+    const bool hidingPays = request.recompute && !planOffload && in.run.overlappedGradReduce &&
+                            ((st.schedule == Schedule::Interleaved && v > 1) || (st.schedule == Schedule::ZbH1 && p > 1));
+    const bool fronts = hidingPays && request.hideReductions;
+    out.fastestChoices = hidingPays && !request.hideReductions;
 
     // The planner's classes: NONE first, then the options it may choose, or the strategy's own.
     // A per-thread copy, so that the vectors the model and strategy hold keep their

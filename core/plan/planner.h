@@ -115,6 +115,10 @@ struct Plan {
     std::vector<std::uint8_t> layerClass;
     std::vector<std::int64_t> offload;  // per stage, its first layers offloaded (empty: offload not planned)
     std::string note;                   // what the plan did not do that was asked (offload), and why
+    // Planned with each stage's fastest choice where slower ones could hide more of the
+    // gradient reduction (PlanRequest::hideReductions false, as a search plans): within 5 %
+    // of the exact plan (tst_plan's brute force), which planning it alone gives.
+    bool fastestChoices = false;
     OpMask ruleKeep = kOpAll;  // the request's: a class keeping this is written as a bare `selective`
     // As the cost model prices the plan (evaluate() of it; tst_plan holds the two equal).
     double stepSeconds = 0;
