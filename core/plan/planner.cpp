@@ -89,10 +89,8 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
 
     // Where recompute that only hides more of a stage's gradient reduction can price a
     // faster step, the stage problems keep their slower choices too (StageSolver::enableFronts).
-    const bool hidingPays = request.recompute && !planOffload && in.run.overlappedGradReduce &&
-                            ((st.schedule == Schedule::Interleaved && v > 1) || (st.schedule == Schedule::ZbH1 && p > 1));
-    const bool fronts = hidingPays && request.hideReductions;
-    out.fastestChoices = hidingPays && !request.hideReductions;
+    const bool fronts = request.recompute && request.hideReductions && !planOffload && in.run.overlappedGradReduce &&
+                        ((st.schedule == Schedule::Interleaved && v > 1) || (st.schedule == Schedule::ZbH1 && p > 1));
 
     // The planner's classes: NONE first, then the options it may choose, or the strategy's own.
     // A per-thread copy, so that the vectors the model and strategy hold keep their
@@ -170,10 +168,11 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
         x.from = std::int16_t(total), x.fromLabel = label, x.pick = 0;
         keep(x);
         double tail = c.tail;
-        if (!fronts || !(tail > from.maxTail)) return;
-        const std::uint32_t more = solver.slower(c);
-        for (std::uint32_t q = 1; q <= more && tail > from.maxTail; ++q) {
-            const StageChoice& cq = solver.after(c, q);
+        if (!fronts) return;
+        for (std::uint32_t q = 1; tail > from.maxTail; ++q) {
+            const StageChoice* next = solver.after(c, q);
+            if (!next) break;
+            const StageChoice& cq = *next;
             if (double(st.mbn) * cq.perMicroBatch > ceiling * (1 + 1e-12)) break;
             Label y = extend(from, cq);
             y.from = std::int16_t(total), y.fromLabel = label, y.pick = std::uint16_t(q);
@@ -473,7 +472,7 @@ Plan planStrategy(const CostInput& in, const PlanRequest& request, Bytes budget)
         const detail::StageRanges r = rangesOf(s);
         const StageChoice& fastestChoice = stageChoice(s, r);
         const StageChoice& c = picks.empty() || picks[std::size_t(s)] == 0 ? fastestChoice
-                                                                            : solver.after(fastestChoice, std::uint32_t(picks[std::size_t(s)]));
+                                                                            : *solver.after(fastestChoice, std::uint32_t(picks[std::size_t(s)]));
         if (planOffload) out.offload[std::size_t(s)] = c.offload;
         plan::assignStage(c, solver.counts(c), r, v, s == p - 1 ? extraLast : 0, layerTypes, out.layerClass);
     }

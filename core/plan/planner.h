@@ -26,7 +26,7 @@
 //     every count of every option, ties merged: plan/stagefront.cpp), and the
 //     programme below walks them too, each only while the choice before it still has
 //     the longer tail than the partial plan's longest (PlanRequest::hideReductions;
-//     a search plans without them, within 5 % of the plan, for time: tst_plan).
+//     without them a plan is within 5 % of exact: tst_plan).
 //  2. The partition is a dynamic programme over (stage, layers placed) whose labels
 //     are Pareto sets of the partial sums and maxima the makespan formula reads (sum
 //     and max of the stage times, the largest tail), so the optimum of a formula that
@@ -95,7 +95,8 @@ struct PlanRequest {
     std::vector<std::pair<Bytes, double>> peakCaps;
     // Under interleaving and zb-h1 with the gradient reduction overlapped, also weigh each
     // stage's slower choices that hide more of its reduction (StageSolver::enableFronts):
-    // the plan is then exact (tst_plan's brute force), at a cost a search does not pay.
+    // the plan is then exact (tst_plan's brute force). Every caller plans so, a search too;
+    // off, only to show what they buy (tst_plan, bench_plan).
     bool hideReductions = true;
     // Layer costs of this very strategy that the caller shares with planLowerBound of it
     // (LayerCostMemo; the caller clears it between strategies). Null: the plan's own.
@@ -115,10 +116,6 @@ struct Plan {
     std::vector<std::uint8_t> layerClass;
     std::vector<std::int64_t> offload;  // per stage, its first layers offloaded (empty: offload not planned)
     std::string note;                   // what the plan did not do that was asked (offload), and why
-    // Planned with each stage's fastest choice where slower ones could hide more of the
-    // gradient reduction (PlanRequest::hideReductions false, as a search plans): within 5 %
-    // of the exact plan (tst_plan's brute force), which planning it alone gives.
-    bool fastestChoices = false;
     OpMask ruleKeep = kOpAll;  // the request's: a class keeping this is written as a bare `selective`
     // As the cost model prices the plan (evaluate() of it; tst_plan holds the two equal).
     double stepSeconds = 0;

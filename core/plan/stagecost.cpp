@@ -117,26 +117,15 @@ const StageChoice& StageSolver::solve(std::int64_t stage, const detail::StageRan
         m_choices.push_back(std::move(c));
         return m_choices.back();
     }
-    // Its slower choices when first asked for (StageSolver::slower).
+    // Its slower choices when first asked for (StageSolver::after).
     c.problem = std::uint32_t(m_problemsPending.size());
-    m_problemsPending.push_back({stage, &frame(stage, ranges, typeCounts, 0, order), std::uint32_t(m_typeCounts.size())});
+    Problem problem;
+    problem.stage = stage, problem.frame = &frame(stage, ranges, typeCounts, 0, order);
+    problem.typeCountsAt = std::uint32_t(m_typeCounts.size()), problem.fastest = c.self;
+    m_problemsPending.push_back(std::move(problem));
     m_typeCounts.insert(m_typeCounts.end(), typeCounts, typeCounts + n);
     m_choices.push_back(std::move(c));
     return m_choices.back();
-}
-
-std::uint32_t StageSolver::slower(const StageChoice& choice) {
-    if (choice.problem == 0xffffffffu) return choice.more;
-    StageChoice& c = m_choices[choice.self];
-    const Problem& problem = m_problemsPending[c.problem];
-    thread_local std::vector<StageChoice> found;
-    found.clear();
-    slowerChoices(problem.stage, *problem.frame, m_typeCounts.data() + problem.typeCountsAt, c, c.recompute, found, m_counts);
-    c.problem = 0xffffffffu;
-    c.more = std::uint32_t(found.size());
-    c.moreAt = std::uint32_t(m_choices.size());
-    for (StageChoice& x : found) x.self = std::uint32_t(m_choices.size()), m_choices.push_back(x);
-    return c.more;
 }
 
 // The stage's fastest choice; with offload open, over every count of first layers

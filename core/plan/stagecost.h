@@ -42,14 +42,11 @@ struct StageChoice {
     std::int32_t offload = 0;  // its first layers whose activations go to the host (they run NONE)
     // Where its layers per (chunk, type, option) sit in the solver's store (StageSolver::counts).
     std::uint32_t countsAt = 0;
-    // Its place among the solver's choices; and once the planner first asks for them
-    // (StageSolver::slower), how many slower ones that hide more of the stage's gradient
-    // reduction there are (StageSolver::enableFronts), and where they start: each takes
-    // longer a micro-batch and leaves a shorter tail than the one before.
-    std::uint32_t self = 0, more = 0, moreAt = 0;
-    // The stage problem the slower choices come from, until they are known (kNoProblem:
-    // known, or none).
-    std::uint32_t problem = 0xffffffffu;
+    // Its place among the solver's choices; the stage problem whose slower choices it
+    // has or is one of (StageSolver::after; kNone: none); and for a slower choice, its
+    // leaf in that problem's enumeration (its counts are found again from it).
+    static constexpr std::uint32_t kNone = 0xffffffffu;
+    std::uint32_t self = 0, problem = kNone, leaf = kNone;
 };
 
 // Packed keys to indices, by open addressing (linear probing, doubling at half full): a
@@ -106,18 +103,19 @@ public:
     const StageChoice& solve(std::int64_t stage, const detail::StageRanges& ranges, const std::int32_t* typeCounts);
 
     // A choice's layers per (chunk, type, option): [(chunk · types + type) · kMaxTypeOptions + option].
-    const std::int32_t* counts(const StageChoice& c) const { return m_counts.data() + c.countsAt; }
-    // How many slower choices `c` has (StageChoice::more), enumerated the first time asked:
-    // a walk needs them only where `c` leaves a longer tail than the partial plan it extends.
-    std::uint32_t slower(const StageChoice& c);
-    // The `more`-th slower choice of `c` (1 to slower(c)).
-    const StageChoice& after(const StageChoice& c, std::uint32_t more) const { return m_choices[c.moreAt + more - 1]; }
+    // (A slower choice's are found again by walking its problem once more.)
+    const std::int32_t* counts(const StageChoice& c);
+    // The `more`-th slower choice of the fastest choice `c` (1, 2, ...; null past the last):
+    // each takes longer a micro-batch and leaves a shorter tail than the one before. They
+    // are enumerated the first time asked (a walk needs them only where `c` leaves a longer
+    // tail than the partial plan it extends).
+    const StageChoice* after(const StageChoice& c, std::uint32_t more);
 
     // Where a stage weighs less than one in the step (interleaved: 1/vpp off the straggler;
     // zb-h1: nothing off the critical stages) and its gradient reduction runs under its
     // last backward, more recompute can price a faster step by hiding more of that
     // reduction. Then each stage problem whose fastest choice leaves some of it exposed
-    // also keeps every slower choice that exposes less (StageChoice::more): the planner
+    // also keeps every slower choice that exposes less (StageSolver::after): the planner
     // walks them all. Without offload.
     void enableFronts() { m_fronts = true; }
     // The longest time a micro-batch the caller can use of a stage from now on (it only
@@ -158,10 +156,14 @@ private:
     double headKept(std::int64_t stage, const Frame& f) const;
     // A fitting choice's time and tail from the recompute it adds to the frame.
     void finish(const Frame& f, double recompute, StageChoice& c) const;
-    // The slower choices that hide more of the reduction than `fastest` (plan/stagefront.cpp),
-    // with their layers per (chunk, type, option) appended to `counts`.
-    void slowerChoices(std::int64_t stage, const Frame& f, const std::int32_t* typeCounts, const StageChoice& fastest,
-                       double fastestRecompute, std::vector<StageChoice>& out, std::vector<std::int32_t>& counts) const;
+    struct Problem;
+    // Every leaf of a problem's enumeration of the options' counts that fits and recomputes
+    // more than its fastest choice, in one order, each handed to `leaf` (recompute, peak,
+    // its number, its counts) (plan/stagefront.cpp). False: none can be.
+    template <class Leaf>
+    bool walkLeaves(const Problem& problem, Leaf&& leaf) const;
+    // The problem's slower choices, from its leaves in order of recompute.
+    void prepare(Problem& problem);
     // The recompute past which no choice exposes less of the reduction (negative: none
     // exposes less than `fastest`).
     double hidingRecompute(const Frame& f, const StageChoice& fastest) const;
@@ -180,13 +182,22 @@ private:
     std::unordered_map<std::string, std::size_t> m_frameIndex, m_choiceIndex;
     std::deque<Frame> m_frames;        // deques: what solve() returns stays where it is
     std::deque<StageChoice> m_choices;
+    struct SlowerLeaf {
+        double recompute;
+        Bytes peak;
+        std::uint32_t at;  // its leaf, in the walk's order
+    };
     struct Problem {  // a fastest choice's stage problem, kept for its slower choices
         std::int64_t stage;
         const Frame* frame;
         std::uint32_t typeCountsAt;  // in m_typeCounts
+        std::uint32_t fastest;       // its fastest choice, in m_choices
+        bool prepared = false;
+        double most = 0;             // the most recompute walked (from m_maxPerMicroBatch when prepared)
+        std::vector<std::uint32_t> slower;  // its slower choices, in m_choices
     };
     std::vector<Problem> m_problemsPending;
-    std::vector<std::int32_t> m_typeCounts;
+    std::vector<std::int32_t> m_typeCounts, m_leafCounts;
     std::vector<std::int32_t> m_counts;  // every choice's layers per (chunk, type, option), one after another
     std::uint64_t m_problems = 0;
     bool m_fronts = false;

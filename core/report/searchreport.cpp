@@ -61,16 +61,6 @@ std::string searchSummary(const SearchSetup& setup, const SearchResult& r, bool 
     std::snprintf(line, sizeof line, "%s valid and priced, %s fit in %s GiB\n", withThousands(std::int64_t(r.evaluated)).c_str(),
                   withThousands(std::int64_t(r.feasible)).c_str(), gibNumber(s.memoryLimit).c_str());
     out += line;
-    // Shown strategies planned with each stage's fastest choice (Plan::fastestChoices).
-    std::vector<std::uint64_t> approximate;
-    for (const std::vector<Candidate>* list : {&r.top, &r.pareto})
-        for (const Candidate& c : *list)
-            if (c.plan && c.plan->fastestChoices && std::find(approximate.begin(), approximate.end(), c.index) == approximate.end())
-                approximate.push_back(c.index);
-    if (!approximate.empty())
-        out += "\n" + std::to_string(approximate.size()) + (approximate.size() == 1 ? " strategy" : " strategies") +
-               " shown (interleaved or zb-h1, reduction overlapped) planned with each stage's fastest recompute, within 5 % "
-               "of the exact plan; tessera plan (Plan in the window) plans a pick exactly.\n";
     if (!r.refused.empty()) {
         out += "\nRefused:\n";
         for (const auto& [n, why] : refusalsByCount(r)) {

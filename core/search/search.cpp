@@ -171,7 +171,6 @@ std::optional<PlanRequest> candidatePlanRequest(const SearchSpace& space, const 
     request.partition = space.planPartition, request.recompute = c.recompute == RecomputeMode::PerLayer;
     request.selectiveKeep = request.ruleKeep = rule;
     request.stageFigures = false;
-    request.hideReductions = false;  // each stage's fastest choice (planner.h): 1.8 s for DeepSeek-V3's full space, 3.2-3.7 s with the slower choices
     return request;
 }
 

@@ -26,7 +26,7 @@ ResolvedScenario resolvedYaml(const std::string& yaml) {
     return resolve(parseScenario(yaml, "bench.yaml", Format::Yaml, ""));
 }
 
-// `hide`: PlanRequest::hideReductions (the plan's default; a search plans without it).
+// `hide`: PlanRequest::hideReductions (on for every caller, a search too; off shows what it costs).
 void report(const char* what, const ResolvedScenario& r, bool hide = true) {
     const CostInput in = costInput(r);
     PlanRequest request = planRequest(r);

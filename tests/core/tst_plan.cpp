@@ -258,9 +258,8 @@ private slots:
             // The interleaved closed form weighs a stage that is not the straggler by
             // 1/vpp, zb-h1's by nothing, while recompute shortens its exposed gradient
             // reduction one for one: a slower backward can price a faster step. The plan
-            // weighs those slower choices (StageSolver::enableFronts) and is exact; a
-            // search, which plans without them (PlanRequest::hideReductions), stays
-            // within 5 % of it.
+            // weighs those slower choices (StageSolver::enableFronts) and is exact; without
+            // them (PlanRequest::hideReductions false) it stays within 5 % of it.
             const QByteArray tag = QTest::currentDataTag();
             if (tag.contains("interleaved dp2") || tag.contains("zb-h1 dp2")) {
                 PlanRequest fastest = request;
