@@ -158,8 +158,10 @@ private:
     void finish(const Frame& f, double recompute, StageChoice& c) const;
     struct Problem;
     // Every leaf of a problem's enumeration of the options' counts that fits and recomputes
-    // more than its fastest choice, in one order, each handed to `leaf` (recompute, peak,
-    // its number, its counts) (plan/stagefront.cpp). False: none can be.
+    // more than its fastest choice, always in the same order, each handed to `leaf` with its
+    // recompute, its peak, its number, the least recompute found so far that hides all it
+    // can, and a callable that writes its counts per (chunk, type, option) into a vector
+    // (plan/stagefront.cpp). False: no leaf can be.
     template <class Leaf>
     bool walkLeaves(const Problem& problem, Leaf&& leaf) const;
     // The problem's slower choices, from its leaves in order of recompute.

@@ -187,7 +187,7 @@ void StageSolver::prepare(Problem& problem) {
     double bestHidden = std::numeric_limits<double>::infinity();
     walkLeaves(problem, [&](double rec, Bytes peak, std::uint32_t at, double hiddenAt, auto&&) {
         found.push_back({rec, peak, at});
-        bestHidden = hiddenAt;
+        bestHidden = hiddenAt;  // it only falls: the last leaf's is the walk's
     });
     // Past the least recompute that hides all it can, no choice exposes less. Per
     // recompute the lightest (then the first found); each kept when it exposes less than
