@@ -7,6 +7,7 @@
 #include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTimer>
+#include <QValueAxis>
 #include <QtTest>
 
 #include "charts/paretochart.h"
@@ -181,6 +182,33 @@ private slots:
                                                            [&](const core::Candidate&) { ++picked; }));
         QCOMPARE(chart->series().size(), 4);  // limit, kept dots, front, current ring
         QCOMPARE(chart->axes().size(), 2);
+    }
+
+    // The memory axis starts at zero while the points spread over more than half of it, and
+    // else just below the lightest, so that a front kept near the limit fills the chart.
+    void paretoMemoryAxisFitsThePoints() {
+        auto axisOf = [](const core::SearchResult& r, double limitGib) {
+            std::unique_ptr<QChart> chart(ui::buildParetoChart(r, core::Bytes(limitGib * double(1LL << 30)), std::nullopt, {}));
+            auto* x = qobject_cast<QValueAxis*>(chart->axes(Qt::Horizontal).front());
+            return std::pair<double, double>{x->min(), x->max()};
+        };
+        auto candidate = [](std::uint64_t index, double gib, double step) {
+            core::Candidate c;
+            c.index = index, c.peakMemory = core::Bytes(gib * double(1LL << 30)), c.stepSeconds = step;
+            return c;
+        };
+        core::SearchResult near;  // the shape of a per-layer search at 72 GiB: 68 to 72 GiB
+        near.pareto = {candidate(0, 68.3, 20.8), candidate(1, 69.1, 18.7), candidate(2, 70.7, 18.2), candidate(3, 71.1, 17.6)};
+        near.top = {near.pareto[3], near.pareto[2], candidate(4, 71.6, 18.4)};
+        const auto [lo, hi] = axisOf(near, 72);
+        QVERIFY2(lo > 60 && lo <= 68.3 && hi >= 72, qPrintable(QString("axis %1 to %2 GiB").arg(lo).arg(hi)));
+        QVERIFY((71.6 - 68.3) / (hi - lo) > 0.5);  // the points fill over half of it
+        core::SearchResult spread;
+        spread.pareto = {candidate(0, 12, 30), candidate(1, 60, 20)};
+        spread.top = spread.pareto;
+        const auto [lo2, hi2] = axisOf(spread, 80);
+        QCOMPARE(lo2, 0.0);
+        QVERIFY(hi2 >= 80);
     }
 };
 

@@ -15,6 +15,7 @@
 #include <memory>
 #include <vector>
 
+#include "charts/niceaxis.h"
 #include "style/palette.h"
 #include "style/text.h"
 
@@ -48,15 +49,14 @@ QChart* buildParetoChart(const core::SearchResult& result, core::Bytes memoryLim
     for (const core::Candidate& c : result.pareto)
         if (std::none_of(kept->begin(), kept->end(), [&](const auto& k) { return k.index == c.index; })) kept->push_back(c);
 
-    double xMax = gib(memoryLimit), yMax = 0, yMin = 1e300;
-    for (const core::Candidate& c : *kept) {
-        xMax = std::max(xMax, gib(c.peakMemory));
-        yMax = std::max(yMax, c.stepSeconds), yMin = std::min(yMin, c.stepSeconds);
-    }
-    if (current) xMax = std::max(xMax, gib(current->peakMemory)), yMax = std::max(yMax, current->stepSeconds),
-                 yMin = std::min(yMin, current->stepSeconds);
-    if (baseline) xMax = std::max(xMax, gib(baseline->peakMemory)), yMax = std::max(yMax, baseline->stepSeconds),
-                  yMin = std::min(yMin, baseline->stepSeconds);
+    double xMax = gib(memoryLimit), xMin = xMax, yMax = 0, yMin = 1e300;
+    auto take = [&](double peakGib, double step) {
+        xMax = std::max(xMax, peakGib), xMin = std::min(xMin, peakGib);
+        yMax = std::max(yMax, step), yMin = std::min(yMin, step);
+    };
+    for (const core::Candidate& c : *kept) take(gib(c.peakMemory), c.stepSeconds);
+    if (current) take(gib(current->peakMemory), current->stepSeconds);
+    if (baseline) take(gib(baseline->peakMemory), baseline->stepSeconds);
     if (kept->empty() && !current) yMin = 0, yMax = 1;
     const double yPad = std::max(1e-3, (yMax - yMin) * 0.08);
 
@@ -112,12 +112,17 @@ QChart* buildParetoChart(const core::SearchResult& result, core::Bytes memoryLim
     }
     auto* x = new QValueAxis(chart);
     x->setTitleText(QObject::tr("peak memory per device (GiB)"));
-    const double xStep = xMax > 300 ? 50 : xMax > 120 ? 20 : 10;  // round ticks a reader can count
-    x->setRange(0, std::ceil(xMax * 1.05 / xStep) * xStep);
+    // From zero while the points spread over more than half of it; else from just below
+    // the lightest, so that a front kept within a few GiB of the limit is not squeezed
+    // into a sliver (the limit stays in view either way). Round ticks a reader can count.
+    const bool fromZero = xMin < 0.5 * xMax;
+    const double xStep = fromZero ? (xMax > 300 ? 50 : xMax > 120 ? 20 : 10) : niceStep(std::max(0.1, (xMax - xMin) / 6));
+    const double xFrom = fromZero ? 0 : std::floor((xMin - 0.05 * (xMax - xMin)) / xStep) * xStep;
+    x->setRange(std::max(0.0, xFrom), std::ceil((xMax + (fromZero ? 0.05 * xMax : 0.05 * (xMax - xMin))) / xStep) * xStep);
     x->setTickType(QValueAxis::TicksDynamic);
     x->setTickAnchor(0);
     x->setTickInterval(xStep);
-    x->setLabelFormat(QStringLiteral("%.0f"));
+    x->setLabelFormat(xStep < 1 ? QStringLiteral("%.1f") : QStringLiteral("%.0f"));
     auto* y = new QValueAxis(chart);
     y->setTitleText(QObject::tr("step time (s)"));
     y->setRange(std::max(0.0, yMin - yPad), yMax + yPad);
