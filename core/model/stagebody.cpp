@@ -366,14 +366,15 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
     mem.buffers = wholeBytes(buffers);
     if (st.fsdp) {
         const double gathered = st.reshard ? double(kFsdpGatheredLayers) * maxLayerSplit : params + expertParams;
-        b.workingRest += gathered * Bp * (1 - 1 / R);
-        if (!st.reshard) b.workingLinear += gathered * Bp * (1 - 1 / R);
+        const double bytes = gathered * Bp * (1 - 1 / R);
+        b.workingRest += bytes;
+        if (!st.reshard) b.workingLinear += bytes;
     }
     // deferred_grad_accumulation: FSDP holds each micro-batch's reduce-scattered gradients
     // until its backward ends, then adds them (HyperParallel), a second gradient shard.
     if (st.fsdp && run.deferredGradAccumulation) {
-        b.workingRest += (params / R + expertParams / Re) * Bg;
-        b.workingLinear += (params / R + expertParams / Re) * Bg;
+        const double shard = (params / R + expertParams / Re) * Bg;
+        b.workingRest += shard, b.workingLinear += shard;
     }
     b.workingLayers = working;
     mem.working = wholeBytes(working + b.workingRest);

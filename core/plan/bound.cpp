@@ -51,16 +51,16 @@ double heldBound(detail::StageContext& ctx, const PipelineShape& shape, const de
         b[k] = std::numeric_limits<double>::infinity();
         // Planned: FULL (the last class) keeps least; else the least of the stated classes.
         for (std::size_t c = planned ? ctx.classes - 1 : 0; c < ctx.classes; ++c) b[k] = std::min(b[k], ctx.cost(k * ctx.classes + c).kept);
-        // zb-h1's weight gradients held back, what each keeps whatever the option.
-        g[k] = std::numeric_limits<double>::infinity();
-        for (std::size_t c = 0; c < ctx.classes; ++c) g[k] = std::min(g[k], ctx.cost(k * ctx.classes + c).weightGradKept);
-        // The working set's layer term (keptNone − kept + gradient buffer + gathered input,
-        // its largest over the stage's layers): for a layer at option o, i·kept_o + keptNone
+        // zb-h1's weight gradients held back, what each keeps whatever the option; and the
+        // working set's layer term (keptNone − kept + gradient buffer + gathered input, its
+        // largest over the stage's layers): for a layer at option o, i·kept_o + keptNone
         // − kept_o >= i·b + keptNone − b while i >= 1, so any stage holding a layer of this
         // kind holds that much on top of its layers' i·b.
-        double transient = std::numeric_limits<double>::infinity();
+        g[k] = std::numeric_limits<double>::infinity();
+        double transient = g[k];
         for (std::size_t c = 0; c < ctx.classes; ++c) {
             const LayerCost& lc = ctx.cost(k * ctx.classes + c);
+            g[k] = std::min(g[k], lc.weightGradKept);
             transient = std::min(transient, lc.gradBuffer + lc.gatheredInput);
         }
         working = std::min(working, ctx.cost(k * ctx.classes).keptNone - b[k] + transient);

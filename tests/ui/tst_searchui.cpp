@@ -209,6 +209,11 @@ private slots:
         const auto [lo2, hi2] = axisOf(spread, 80);
         QCOMPARE(lo2, 0.0);
         QVERIFY(hi2 >= 80);
+        core::SearchResult one;  // every point at the limit's own peak: still an axis around it
+        one.pareto = {candidate(0, 72, 18)};
+        one.top = one.pareto;
+        const auto [lo3, hi3] = axisOf(one, 72);
+        QVERIFY2(lo3 < 72 && hi3 > 72, qPrintable(QString("axis %1 to %2 GiB").arg(lo3).arg(hi3)));
     }
 };
 

@@ -117,8 +117,10 @@ QChart* buildParetoChart(const core::SearchResult& result, core::Bytes memoryLim
     // into a sliver (the limit stays in view either way). Round ticks a reader can count.
     const bool fromZero = xMin < 0.5 * xMax;
     const double xStep = fromZero ? (xMax > 300 ? 50 : xMax > 120 ? 20 : 10) : niceStep(std::max(0.1, (xMax - xMin) / 6));
-    const double xFrom = fromZero ? 0 : std::floor((xMin - 0.05 * (xMax - xMin)) / xStep) * xStep;
-    x->setRange(std::max(0.0, xFrom), std::ceil((xMax + (fromZero ? 0.05 * xMax : 0.05 * (xMax - xMin))) / xStep) * xStep);
+    // Half a tick at least either side, so that points all at one peak still get an axis.
+    const double xPad = fromZero ? 0.05 * xMax : std::max(0.05 * (xMax - xMin), 0.5 * xStep);
+    const double xFrom = fromZero ? 0 : std::floor((xMin - xPad) / xStep) * xStep;
+    x->setRange(std::max(0.0, xFrom), std::ceil((xMax + xPad) / xStep) * xStep);
     x->setTickType(QValueAxis::TicksDynamic);
     x->setTickAnchor(0);
     x->setTickInterval(xStep);
