@@ -427,7 +427,14 @@ LayerCost layerCost(const ModelShape& m, const RunSettings& run, const Strategy&
     auto reduce = [&](double bytes, std::int64_t n, Link link) {
         return inParts(bytes, [&](double b) { return allReduce(b, n, link, dev).seconds; });
     };
-    const double tpSecondsEach = reduce(activation, st.tp, links.tp);
+    // Under FP8 with userbuffers, Transformer Engine all-gathers the quantised tensor: the
+    // sequence-parallel input before QKV and FC1, and the output gradient before their
+    // backward (transformer_engine/pytorch/module/base.py initialize_ub: an FP8 buffer for
+    // every all-gather overlap); its reduce-scatters stay in the compute dtype.
+    const bool fp8Gather = fp8 && st.tpCommOverlap && st.sp;
+    const double tpSecondsEach = fp8Gather ? inParts(activation, [&](double b) {
+        return allGather(b * kFp8SavedInputBytes / Bc, st.tp, links.tp, dev).seconds + allGather(b, st.tp, links.tp, dev).seconds;
+    }) : reduce(activation, st.tp, links.tp);
     const double tpForward = (kind.moe && m.sharedWidth == 0 ? 1 : 2) * tpSecondsEach;
     const double etpForward = kind.moe ? reduce(Bc * tokensAtExperts * h, st.etp, links.etp) : 0;
     double cpForward = 0;

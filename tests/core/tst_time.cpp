@@ -220,6 +220,29 @@ private slots:
         QVERIFY(qFuzzyCompare(lc.commExposedForward + lc.commExposedBackward, (1 - hidden) * lc.tpSeconds));
     }
 
+    // Under FP8 with userbuffers the all-gathers carry the quantised tensor, one byte an
+    // element; the reduce-scatters stay in BF16 (Transformer Engine's initialize_ub).
+    // Without userbuffers, or in BF16, both halves move two bytes.
+    void fp8AllGathersUnderUserBuffers_data() {
+        QTest::addColumn<QString>("exec");
+        QTest::addColumn<bool>("halvedGathers");
+        QTest::newRow("fp8, userbuffers") << ", compute_dtype: fp8, tp_comm_overlap: true" << true;
+        QTest::newRow("fp8, no userbuffers") << ", compute_dtype: fp8" << false;
+        QTest::newRow("bf16, userbuffers") << ", tp_comm_overlap: true" << false;
+    }
+    void fp8AllGathersUnderUserBuffers() {
+        QFETCH(QString, exec);
+        QFETCH(bool, halvedGathers);
+        const CostInput in = inputYaml(llama70b(exec.toStdString()));
+        const GroupLinks links = tessera::core::groupLinks(in.strategy, 8);
+        const LayerCost lc = layerCost(in, in.model.kinds.front(), RecomputeClass{}, links);
+        const double activation = 2.0 * 8192 * 8192;  // BF16, T = 8192 tokens of h 8192
+        const double gather = allGather(halvedGathers ? activation / 2 : activation, 8, links.tp, in.device).seconds;
+        const double scatter = allGather(activation, 8, links.tp, in.device).seconds;
+        // Two gather/scatter pairs a pass, forward and backward.
+        QVERIFY2(qFuzzyCompare(lc.tpSeconds, 4 * (gather + scatter)), qPrintable(QString::number(lc.tpSeconds)));
+    }
+
     // alpha-beta: a ring all-gather over n ranks sends (n-1)/n of the tensor, at 80 % of
     // NVLink in a node and 90 % of the NIC across nodes (coefficients.h).
     void collectiveBandwidth() {
