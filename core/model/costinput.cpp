@@ -213,6 +213,8 @@ CostInput runCostInput(const ResolvedScenario& r) {
     const EfficiencyCurve curve = efficiencyCurve(dev.name);
     dev.effMax = curve.effMax;
     dev.effHalfGflop = curve.halfGflop;
+    dev.builtInEffMax = curve.effMax;
+    dev.builtInEffHalfGflop = curve.halfGflop;
     if (const auto& cal = r.scenario.calibration) applyCalibration(*cal, dev);
 
     RunSettings& run = in.run;

@@ -119,6 +119,9 @@ struct DeviceInfo {
     double oversubscription = 1;
     double hostLinkBytesPerSecond = 0, hostMemoryBytesPerSecond = 0;  // 0: the device states none
     double effMax = 0, effHalfGflop = 0;  // matmul efficiency curve (model/efficiency.h)
+    // The device's built-in curve, which the FP8 kernel figures are derived against; a
+    // calibration replaces effMax and effHalfGflop only (layercost.cpp fp8MatmulSeconds).
+    double builtInEffMax = 0, builtInEffHalfGflop = 0;
 };
 
 // Byte widths and run switches the search does not vary.

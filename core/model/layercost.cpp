@@ -102,13 +102,20 @@ double matmulSeconds(double flops, const DeviceInfo& d) {
 double fp8MatmulSeconds(double flops, const DeviceInfo& d) {
     if (flops <= 0) return 0;
     // The BF16 GEMM's time split into its kernel's (at kBf16KernelShare) and the overhead
-    // the fitted curve adds; the FP8 GEMM runs its kernel at the FP8 peak and keeps that
+    // the built-in curve adds; the FP8 GEMM runs its kernel at the FP8 peak and keeps that
     // overhead (coefficients.h). The curve's knee is a fixed cost per GEMM in time
     // (launch, tail, prologue): at a higher peak it is that much more work.
-    const double x = flops * 1e-9, shape = x / (x + d.effHalfGflop);
-    const double overhead = flops / (d.peakFlops * shape) * std::max(0.0, 1 / d.effMax - 1 / kBf16KernelShare);
-    const double knee = d.effHalfGflop * d.fp8PeakFlops / d.peakFlops;
-    return flops / (d.fp8PeakFlops * kFp8KernelShare * (x / (x + knee))) + overhead;
+    const double effMax = d.builtInEffMax > 0 ? d.builtInEffMax : d.effMax;
+    const double half = d.builtInEffMax > 0 ? d.builtInEffHalfGflop : d.effHalfGflop;
+    const double x = flops * 1e-9, shape = x / (x + half);
+    const double overhead = flops / (d.peakFlops * shape) * std::max(0.0, 1 / effMax - 1 / kBf16KernelShare);
+    const double knee = half * d.fp8PeakFlops / d.peakFlops;
+    const double seconds = flops / (d.fp8PeakFlops * kFp8KernelShare * (x / (x + knee))) + overhead;
+    // A calibration measures this cluster's GEMMs against the built-in curve (its clocks
+    // under a power cap, its libraries): an FP8 GEMM is that much slower or faster too,
+    // by the ratio a BF16 GEMM of the same work moves, not by the BF16 time it adds.
+    if (d.builtInEffMax <= 0 || (d.effMax == d.builtInEffMax && d.effHalfGflop == d.builtInEffHalfGflop)) return seconds;
+    return seconds * matmulEfficiency(effMax, half, flops) / matmulEfficiency(d.effMax, d.effHalfGflop, flops);
 }
 
 double tpOverlapShare(const Strategy& s, const DeviceInfo& d) { return s.tpCommOverlap && s.sp ? d.tpOverlapUserBuffers : d.tpOverlap; }
