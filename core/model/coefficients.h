@@ -104,6 +104,12 @@ inline constexpr double kFp8ExtraReads = 1;
 // (Megatron-LM passes is_first_microbatch: the weight is cast once per step), row-wise and
 // column-wise: two bytes per weight element beside the compute-dtype parameter.
 inline constexpr double kFp8WeightCopyBytes = 2;
+// Under exec.fp8_params the FP8 weight is the parameter itself, one byte an element
+// (Transformer Engine's fp8_model_init, which Megatron-LM --fp8-param-gather builds the
+// model under), with its transposed copy beside it: the same two bytes as the copies
+// above, and no parameter in the compute dtype. The distributed optimizer casts its FP32
+// master shard to FP8 and all-gathers the bytes (megatron/core/optimizer/distrib_optimizer.py).
+inline constexpr double kFp8ParamBytes = 1;
 // What an FP8 linear layer keeps for its weight gradient: its quantised input, one byte
 // per element (transformer_engine/pytorch/module/linear.py saves the FP8 input; the
 // column-wise copy only, its row-wise usage discarded).

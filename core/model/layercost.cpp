@@ -326,7 +326,7 @@ LayerCost layerCost(const ModelShape& m, const RunSettings& run, const Strategy&
     // `stored`: the input elements the first GEMM's FP8 cast reads; `matrices`: how many
     // such MLPs the device holds (its local experts).
     auto mlp = [&](double width, double tokensHere, double tpDiv, double share, double stored, double matrices,
-                   double pieces = 1) {
+                   double pieces = 1, bool routed = false) {
         // The activation's input(s), read by its backward: in FP8 under
         // activation_func_fp8_input_store (a gated activation; a cast writes it, the
         // backward reads it back).
@@ -340,6 +340,7 @@ LayerCost layerCost(const ModelShape& m, const RunSettings& run, const Strategy&
             castForward += stored + tokensHere * width / tpDiv;
             castBackward += tokensHere * width * inputs / tpDiv + tokensHere * h;
             out.fp8WeightsDevice += matrices * h * width * (inputs + 1) / tpDiv;
+            if (routed) out.fp8ExpertWeightsDevice += matrices * h * width * (inputs + 1) / tpDiv;
         }
         modelFlops += 2 * share * h * width * (inputs + 1);
         elementwise += Bc * tokensHere * width / tpDiv * (inputs + 1);
@@ -372,7 +373,7 @@ LayerCost layerCost(const ModelShape& m, const RunSettings& run, const Strategy&
         // Grouped GEMM runs every local expert in one kernel (Megatron-LM --moe-grouped-gemm);
         // without it each runs its own, smaller and less efficient (efficiency.h).
         const double local = std::max(1.0, E / double(st.ep));
-        mlp(fe, tokensAtExperts, etp, tokens * k, tokensAtExperts * h, local, run.groupedGemm ? 1 : local);
+        mlp(fe, tokensAtExperts, etp, tokens * k, tokensAtExperts * h, local, run.groupedGemm ? 1 : local, true);
         elementwise += Bc * tokensAtExperts * h * 4;  // permute and unpermute copies
         if (fs > 0) {
             out.paramsSplit += (inputs + 1) * h * fs + (m.mlpBias ? inputs * fs : 0);

@@ -51,6 +51,7 @@ struct LayerCost {
     double paramsDevice = 0;  // on one device (split / t + replicated + routed / (ep·etp))
     double expertParamsDevice = 0;
     double fp8WeightsDevice = 0;  // the weights of its FP8 GEMMs on one device (0 outside FP8)
+    double fp8ExpertWeightsDevice = 0;  // of them, the routed experts'
     // Time of one micro-batch, seconds.
     double forward = 0, backwardInput = 0, backwardWeight = 0, recompute = 0;
     double commExposedForward = 0, commExposedBackward = 0;  // included in the above

@@ -174,6 +174,7 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
             b.params += k * (lc.paramsDevice - lc.expertParamsDevice);
             b.expertParams += k * lc.expertParamsDevice;
             b.fp8Weights += k * lc.fp8WeightsDevice;
+            b.fp8ExpertWeights += k * lc.fp8ExpertWeightsDevice;
             maxLayerSplit = std::max(maxLayerSplit, lc.paramsSplit / t);
             time.forward += k * lc.forward;
             time.backward += k * lc.backwardInput;
@@ -350,9 +351,12 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
     StageMemory& mem = b.memory;
     const ElementBytes dense = elementBytes(run, st, R, false), table = elementBytes(run, st, R, true),
                        expert = elementBytes(run, st, Re, false);
-    // FP8 runs hold each FP8 weight's quantised copies too (coefficients.h kFp8WeightCopyBytes).
+    // FP8 runs hold each FP8 weight's quantised copies too (coefficients.h kFp8WeightCopyBytes);
+    // under fp8_params those are the weight, which then has no copy in the parameter dtype.
+    const double fp8Dense = run.fp8Params ? b.fp8Weights - b.fp8ExpertWeights : 0;
+    const double fp8Expert = run.fp8Params ? b.fp8ExpertWeights : 0;
     mem.parameters = wholeBytes(params * dense.parameter + expertParams * expert.parameter + b.fp8Weights * kFp8WeightCopyBytes +
-                                b.frozenParams * dense.parameter);
+                                b.frozenParams * dense.parameter - fp8Dense * dense.parameter - fp8Expert * expert.parameter);
     mem.gradients = wholeBytes(params * dense.gradient + expertParams * expert.gradient);
     mem.optimizerStates =
         wholeBytes((params - tableParams) * dense.states + tableParams * table.states + expertParams * expert.states);
@@ -417,8 +421,8 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
         } else if (st.optimizerSharded) {
             time.dp = allGather(params * Bg, group, ctx.links.dp, dev).seconds +  // reduce-scatter
                       allGather(expertParams * Bg, expertGroup, ctx.links.edp, dev).seconds;
-            paramGather = allGather(params * Bp, group, ctx.links.dp, dev).seconds +
-                          allGather(expertParams * Bp, expertGroup, ctx.links.edp, dev).seconds;
+            paramGather = allGather(params * Bp - fp8Dense * (Bp - kFp8ParamBytes), group, ctx.links.dp, dev).seconds +
+                          allGather(expertParams * Bp - fp8Expert * (Bp - kFp8ParamBytes), expertGroup, ctx.links.edp, dev).seconds;
         } else {
             time.dp = allReduce(params * Bg, group, ctx.links.dp, dev).seconds +
                       allReduce(expertParams * Bg, expertGroup, ctx.links.edp, dev).seconds;
@@ -449,8 +453,9 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
         // grad_clip: the global norm reads every local gradient once more (its all-reduce is
         // one scalar, a latency, left out).
         if (run.gradClip) time.optimizer += memorySeconds(double(mem.gradients), dev);
-        // FP8: each FP8 weight quantised once per step, after the update, into its two copies.
-        time.optimizer += memorySeconds(b.fp8Weights * (Bp + kFp8CastWrittenBytes), dev);
+        // FP8: each FP8 weight quantised once per step, after the update, into its two copies;
+        // under fp8_params the gathered FP8 weight is read once to write its transpose.
+        time.optimizer += memorySeconds(b.fp8Weights * (run.fp8Params ? 2 * kFp8ParamBytes : Bp + kFp8CastWrittenBytes), dev);
     }
     time.communication = time.forwardComm + time.backwardComm;
     return b;

@@ -71,6 +71,7 @@ struct StageBody {
     double embeddingKept = 0, outputKept = 0;  // per micro-batch, on chunk 0 / the last chunk
     double params = 0, expertParams = 0;       // elements on one device
     double fp8Weights = 0;                     // of them, the FP8 GEMMs' weights (their FP8 copies are held too)
+    double fp8ExpertWeights = 0;               // of those, the routed experts'
     StageMemory memory;                        // all but activations
     StageTime time;
     double modelFlopsForward = 0;              // this stage's share, whole micro-batch

@@ -102,6 +102,13 @@ void Resolver::resolveExecRun() {
     if (!fp8 && *e.attention_output_e5m6)
         refuse("exec.attention_output_e5m6", "is DeepSeek-V3's storage beside its FP8 projection: compute_dtype: fp8 only, "
                                              "got compute_dtype " + *e.compute_dtype);
+    if (!fp8 && *e.fp8_params)
+        refuse("exec.fp8_params", "stores the FP8 linear layers' weights in FP8: compute_dtype: fp8 only, got compute_dtype " +
+                                      *e.compute_dtype);
+    if (fp8 && *e.fp8_params && (!*e.optimizer_parallel || *e.grad_shard_as_params))
+        refuse("exec.fp8_params", "is priced under the distributed optimizer, which keeps the FP32 master weights and "
+                                  "gathers the FP8 ones (Megatron-LM --fp8-param-gather with --use-distributed-optimizer): "
+                                  "needs optimizer_parallel: true without grad_shard_as_params");
     if (fp8) {
         fill("exec.fp8_recipe", e.fp8_recipe, std::string("delayed"), Origin::Default,
              "Megatron-LM's --fp8-recipe default");

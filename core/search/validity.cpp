@@ -55,6 +55,7 @@ std::string refusalText(Refusal r) {
     case Refusal::AccumulationOff: return "grad_accumulation: false, but several micro-batches";
     case Refusal::ExpertShardNotDividing: return "expert_shard does not divide the expert data-parallel group";
     case Refusal::DeferredWithoutFsdp: return "deferred_grad_accumulation needs FSDP (grad_shard_as_params)";
+    case Refusal::Fp8ParamsSharding: return "fp8_params needs the distributed optimizer (optimizer_parallel, not FSDP)";
     case Refusal::PlacementNotFitting: return "the stated offset or pp_partition does not place the layers on this pp and vpp";
     case Refusal::Bounded: return "planned at best slower and heavier than the candidates kept (a lower bound, not planned)";
     case Refusal::OffloadPastLayers: return "a stage's first chunk holds fewer layers than activation_offload offloads";
@@ -91,6 +92,7 @@ Validity::Validity(const SearchSetup& setup) : m_setup(setup) {
     if (setup.space.megatronExpertTp) m_statedEtp = e.etp;
     m_accumulationOff = e.grad_accumulation == false;
     m_deferred = *e.deferred_grad_accumulation;
+    m_fp8Params = *e.fp8_params;
     m_p2pOverlap = e.overlap_p2p_comm;
     m_expertOverlap = *e.overlap_moe_expert_parallel_comm;
     m_seqSplit = e.seq_split.value_or(1);
@@ -198,6 +200,7 @@ Refusal Validity::check(const std::size_t* d, Candidate& c) const {
         return Refusal::AllToAllHeads;
     if (c.sp && m_seq % (c.tp * c.cp) != 0) return Refusal::SequenceParallelSequence;
     if (m_deferred && !c.fsdp) return Refusal::DeferredWithoutFsdp;
+    if (m_fp8Params && (!c.optimizerSharded || c.fsdp)) return Refusal::Fp8ParamsSharding;
     if ((c.gradSharded || c.fsdp) && !c.optimizerSharded) return Refusal::ShardingWithoutOptimizer;
     if (c.optimizerShard > 0 && !c.optimizerSharded && !c.gradSharded && !c.fsdp) return Refusal::ShardWithoutOptimizer;
     if (c.optimizerShard > 0 && (c.dp * (m_setup.input.strategy.shardSpansCp ? c.cp : 1)) % c.optimizerShard != 0)

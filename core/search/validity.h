@@ -70,6 +70,7 @@ enum class Refusal : std::uint8_t {
     SeqSplitNotDividingPp,
     SimulationTooLong,
     ExpertTpDisagrees,
+    Fp8ParamsSharding,
     Count
 };
 inline constexpr std::size_t kRefusalReasons = std::size_t(Refusal::Count);
@@ -93,6 +94,7 @@ private:
     std::optional<std::int64_t> m_statedEtp;  // exec.etp stated beside a searched or stated expert_tp
     bool m_accumulationOff = false;       // stated grad_accumulation: false
     bool m_deferred = false;              // stated deferred_grad_accumulation: true
+    bool m_fp8Params = false;             // stated fp8_params: true
     std::optional<bool> m_p2pOverlap;     // stated overlap_p2p_comm (unstated: follows each candidate's schedule)
     bool m_expertOverlap = false;         // stated overlap_moe_expert_parallel_comm: true
     std::int64_t m_seqSplit = 1;          // stated seq_split (unstated: 1)

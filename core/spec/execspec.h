@@ -80,7 +80,7 @@ struct ExecSpec {
     std::optional<std::string> optimizer;
     std::optional<std::string> compute_dtype;
     std::optional<std::string> fp8_recipe;
-    std::optional<bool> fp8_attention, attention_output_e5m6;
+    std::optional<bool> fp8_attention, attention_output_e5m6, fp8_params;
     std::optional<std::int64_t> seq_length;
     std::optional<std::int64_t> train_tokens;
     std::optional<std::int64_t> visual_seq_len;
@@ -205,6 +205,10 @@ void visit(Spec& e, V& v) {
             "DeepSeek-V3's 12-bit E5M6 format for both the projection's weight gradient and the attention backward, "
             "instead of in the compute dtype beside an FP8 copy (DeepSeek-V3 report §3.3.2); compute_dtype: fp8 only"},
            e.attention_output_e5m6);
+    v.flag({"fp8_params", "The FP8 linear layers' weights are stored in FP8, one byte and a transposed copy, instead "
+            "of in the parameter dtype beside two FP8 copies, and the distributed optimizer gathers them in FP8 "
+            "(Megatron-LM --fp8-param-gather, NeMo fp8_params); compute_dtype: fp8 with optimizer_parallel, not FSDP"},
+           e.fp8_params);
     v.integer({"seq_length", "Training sequence length", "tokens"}, e.seq_length, count);
     v.integer({"train_tokens", "Tokens the whole run trains on (its token budget, e.g. 15000000000000 for 15T): "
                "the days to train on this cluster at the priced step time, and the optimizer steps the trainer "

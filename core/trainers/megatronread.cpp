@@ -267,6 +267,7 @@ void readStrategy(Args& a, Builder& b, std::optional<std::int64_t> devices) {
             else b.set("exec.fp8_recipe", Value::string(*recipe, a.mark("fp8-recipe")));
         }
         onOff("fp8_attention", "fp8-dot-product-attention");
+        onOff("fp8_params", "fp8-param-gather");
     } else if (bf16 || fp16) {
         b.set("exec.compute_dtype", Value::string(bf16 ? "bf16" : "fp16", dm));
     } else {

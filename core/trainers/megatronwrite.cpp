@@ -220,8 +220,9 @@ Exported writeMegatron(const ResolvedScenario& r) {
         w.add("--fp8-format", "hybrid");
         w.add("--fp8-recipe", *e.fp8_recipe);
         if (*e.fp8_attention) w.add("--fp8-dot-product-attention");
+        if (*e.fp8_params) w.add("--fp8-param-gather");
     }
-    done.insert({"compute_dtype", "fp8_recipe", "fp8_attention"});
+    done.insert({"compute_dtype", "fp8_recipe", "fp8_attention", "fp8_params"});
     const std::int64_t wide = dtype == "fp32" ? 4 : 2;
     if (*e.grad_bytes == 2) w.add("--grad-reduce-in-bf16");
     if (*e.softmax_bytes == 4 && wide == 2) w.add("--attention-softmax-in-fp32");

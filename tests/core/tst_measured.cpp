@@ -62,6 +62,16 @@ QStringList measuredFiles() {
 class TestMeasured : public QObject {
     Q_OBJECT
 private slots:
+    // Every measured run ran, so each must fit its device as Tessera prices it.
+    void runFitsItsDevice_data() { rowWithinTenPercent_data(); }
+    void runFitsItsDevice() {
+        QFETCH(QString, file);
+        Estimate e;
+        evaluate(costInput(resolve(loadScenario(file.toStdString()))), &e);
+        QVERIFY2(e.fits, qPrintable(QString::asprintf("peak %.1f GiB of %.1f", double(e.peakMemory) / (1 << 30),
+                                                      double(e.deviceMemory) / (1 << 30))));
+    }
+
     void rowWithinTenPercent_data() {
         QTest::addColumn<QString>("file");
         for (const QString& name : measuredFiles()) QTest::newRow(qPrintable(name.chopped(5))) << kDir + "/" + name;

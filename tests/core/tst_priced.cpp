@@ -195,6 +195,9 @@ const std::vector<Row>& rows() {
          Moves::Time, "the attention core at the FP8 peak"},
         {"attention_output_e5m6", kDense, {"exec.compute_dtype=fp8"}, {"exec.compute_dtype=fp8", "exec.attention_output_e5m6=true"},
          Moves::Memory, "the attention output kept once at 1.5 bytes, not at 2 beside an FP8 copy"},
+        {"fp8_params", kDense, {"exec.compute_dtype=fp8", "exec.optimizer_parallel=true"},
+         {"exec.compute_dtype=fp8", "exec.optimizer_parallel=true", "exec.fp8_params=true"}, Moves::Memory,
+         "the FP8 weights without their BF16 parameter"},
         {"seq_length", kDense, {}, {"exec.seq_length=8192"}, Moves::Memory, "tokens per sequence"},
         {"train_tokens", kDense, {"exec.train_tokens=1000000000000"}, {"exec.train_tokens=15000000000000"}, Moves::Days,
          "the run's steps at the priced step time; no byte or second of a step"},
@@ -330,6 +333,30 @@ private slots:
         QCOMPARE(once.estimate.stepSeconds, two.estimate.stepSeconds);
         const Outcome bf16 = price(kOneBatch, {"exec.attention_output_e5m6=true"});
         QVERIFY2(bf16.refused.find("exec.attention_output_e5m6") != std::string::npos, bf16.refused.c_str());
+    }
+
+    // fp8_params (Megatron-LM --fp8-param-gather): the FP8 weight is the parameter, so
+    // each FP8 GEMM's weight drops its two BF16 bytes and keeps its two FP8 ones. Llama-3
+    // 8B at tp 2: 32 layers of q, o (4096 x 4096), k, v (4096 x 1024) and three 4096 x
+    // 14336 MLP matrices, halved, two bytes each fewer, to the byte; the distributed
+    // optimizer gathers them at one byte, so the step is no slower. Refused outside FP8,
+    // and without the distributed optimizer or under FSDP.
+    void fp8ParamsStoreTheWeightOnce() {
+        const Outcome copies = price(kOneBatch, {"exec.compute_dtype=fp8", "exec.optimizer_parallel=true"});
+        const Outcome once = price(kOneBatch, {"exec.compute_dtype=fp8", "exec.optimizer_parallel=true", "exec.fp8_params=true"});
+        QVERIFY2(copies.refused.empty() && once.refused.empty(), (copies.refused + once.refused).c_str());
+        const Bytes saved = copies.estimate.stages[0].memory.parameters - once.estimate.stages[0].memory.parameters;
+        const Bytes perLayer = 2 * Bytes(4096) * 4096 + 2 * Bytes(4096) * 1024 + 3 * Bytes(4096) * 14336;
+        QCOMPARE(saved, Bytes(32) * perLayer / 2 * 2);
+        QVERIFY(once.estimate.stepSeconds < copies.estimate.stepSeconds);
+        for (const QStringList& refused :
+             {QStringList{"exec.fp8_params=true"},
+              {"exec.compute_dtype=fp8", "exec.optimizer_parallel=false", "exec.fp8_params=true"},
+              {"exec.compute_dtype=fp8", "exec.optimizer_parallel=true", "exec.grad_shard=true", "exec.grad_shard_as_params=true",
+               "exec.fp8_params=true"}}) {
+            const Outcome o = price(kOneBatch, refused);
+            QVERIFY2(o.refused.find("exec.fp8_params") != std::string::npos, o.refused.c_str());
+        }
     }
 };
 
