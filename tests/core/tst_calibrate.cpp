@@ -219,8 +219,8 @@ private slots:
               c.meanAfter * 100, c.leaveOneOut * 100, before / n * 100, after / n * 100);
         // The fit moves an FP8 GEMM by the ratio it moves a BF16 GEMM of the same work
         // (layercost.cpp fp8MatmulSeconds). Moving it by the BF16 time the fit adds instead
-        // overcorrected the FP8 rows (4.4 % -> 4.7 %): their GEMMs are half as long, so the
-        // same seconds are twice the share.
+        // overcorrected the FP8 rows (stop 42's note: 4.4 % -> 4.7 %): their GEMMs are half
+        // as long, so the same seconds are twice the share.
         QVERIFY(after <= before);
     }
 
