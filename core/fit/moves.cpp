@@ -126,6 +126,13 @@ void offloadKnobs(const ResolvedScenario& r, std::vector<Knob>& out) {
     }
 }
 
+// FP8: the weights stored as FP8 parameters (fp8_params), which drops their BF16 copy.
+// Only on: off is never lighter, and its parameter gather is never faster.
+void precisionKnobs(const ExecSpec& e, std::vector<Knob>& out) {
+    if (*e.compute_dtype != "fp8" || *e.fp8_params) return;
+    out.push_back({"FP8 weights as the parameters (fp8_params)", "precision", [](ExecSpec& x) { x.fp8_params = true; }});
+}
+
 }  // namespace
 
 std::vector<Knob> knobsAround(const Scenario& stated, const ResolvedScenario& r) {
@@ -142,6 +149,7 @@ std::vector<Knob> knobsAround(const Scenario& stated, const ResolvedScenario& r)
     degreeKnobs("micro_batch_size", *e.micro_batch_size, *e.global_batch_size, &ExecSpec::micro_batch_size, out);
     scheduleKnobs(e, out);
     offloadKnobs(r, out);
+    precisionKnobs(e, out);
     return out;
 }
 

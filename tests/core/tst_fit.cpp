@@ -59,6 +59,28 @@ private slots:
             << "llama3-8b-a100x8" << QStringList{"exec.device_memory=48GiB", "exec.recompute=[{first: 0, option: none}]"}
             << false;
         QTest::newRow("mixtral") << "mixtral-8x7b-h100x32" << QStringList{} << true;
+        QTest::newRow("llama3-70b fp8 in 46 GiB")
+            << "llama3-70b-h100x64" << QStringList{"exec.compute_dtype=fp8", "exec.device_memory=46GiB"} << false;
+    }
+
+    // An FP8 run over its memory is offered its weights as FP8 parameters, which drops
+    // their BF16 copy, as a move of its own; one already storing them is not offered it.
+    void fp8ParamsOffered() {
+        {
+            const Scenario stated = read(documentOf("llama3-70b-h100x64", {"exec.compute_dtype=fp8", "exec.device_memory=46GiB"}));
+            const Evaluation now = evaluateScenario(stated);
+            QVERIFY(!now.estimate.fits);
+            const FitAdvice advice = adviseFit(stated, now.resolved, now.estimate);
+            const auto alone = std::find_if(advice.suggestions.begin(), advice.suggestions.end(), [](const Suggestion& s) {
+                return s.changes.size() == 1 && s.changes.front().text().find("fp8_params") != std::string::npos;
+            });
+            QVERIFY2(alone != advice.suggestions.end(), advice.summary.c_str());
+            QVERIFY(alone->fits);
+        }
+        const Scenario already = read(documentOf("llama3-70b-h100x64", {"exec.compute_dtype=fp8", "exec.fp8_params=true"}));
+        const Evaluation now = evaluateScenario(already);
+        for (const Suggestion& s : adviseFit(already, now.resolved, now.estimate).suggestions)
+            for (const Change& c : s.changes) QVERIFY(c.text().find("fp8_params") == std::string::npos);
     }
     void suggestionsPriceAsEstimate() {
         QFETCH(QString, id);
