@@ -60,6 +60,8 @@ private slots:
         QFETCH(bool, heldOut);
         const ThroughputRow r = (heldOut ? heldOutRows() : throughputRows())[std::size_t(row)];
         const Summary s = evaluate(inputYaml(throughputScenario(r)));
+        // The run ran: it fits its device as priced.
+        QVERIFY2(s.fits, qPrintable(QString::asprintf("peak %.1f GiB", double(s.peakMemory) / (1 << 30))));
         const double predicted = tableFlopsPerStep(r) / s.stepSeconds / r.gpus / 1e12;
         const double error = predicted / r.measuredTflops - 1;
         qInfo("%s: measured %.1f, Tessera %.1f TFLOP/s (%+.1f %%)", r.name, r.measuredTflops, predicted, error * 100);
