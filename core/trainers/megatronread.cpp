@@ -270,6 +270,9 @@ void readStrategy(Args& a, Builder& b, std::optional<std::int64_t> devices) {
         onOff("fp8_params", "fp8-param-gather");
     } else if (bf16 || fp16) {
         b.set("exec.compute_dtype", Value::string(bf16 ? "bf16" : "fp16", dm));
+        if (a.flag("fp8-param-gather").value_or(false))
+            b.unpriced(a.mark("fp8-param-gather"), a.spelled("fp8-param-gather"),
+                       "not priced: FP8 parameters need --fp8-format; without it the weights stay in the parameter dtype");
     } else {
         b.assume("exec.compute_dtype", Value::string("fp32"), kDefault + ": fp32 without --bf16 or --fp16");
         for (const char* key : {"param_bytes", "compute_bytes", "softmax_bytes", "norm_bytes"})

@@ -356,6 +356,28 @@ private slots:
         QVERIFY2(QString::fromStdString(allOf(d)).contains(expected), qPrintable("expected \"" + expected + "\" in:\n" + QString::fromStdString(allOf(d))));
     }
 
+    // --fp8-param-gather is exec.fp8_params under --fp8-format, and listed as not priced
+    // without it (the weights stay in the parameter dtype).
+    void fp8ParamGather() {
+        const std::string base = "--num-layers 8 --hidden-size 1024 --num-attention-heads 8 --tokenizer-type NullTokenizer "
+                                 "--vocab-size 1000 --seq-length 1024 --micro-batch-size 1 --global-batch-size 8 "
+                                 "--use-distributed-optimizer --bf16 --fp8-param-gather";
+        for (const bool fp8 : {true, false}) {
+            ImportCluster cluster;
+            cluster.device = Value::string("h100-sxm");
+            cluster.devices = 8;
+            Diagnostics d;
+            const Imported imported = importConfig(base + (fp8 ? " --fp8-format hybrid" : ""), "run.sh", "", cluster, d);
+            QVERIFY2(d.empty(), allOf(d).c_str());
+            const ResolvedScenario r = resolve(scenarioFromValue(imported.scenario, "run.sh", ""));
+            QCOMPARE(*r.scenario.exec.fp8_params, fp8);
+            const auto listed = std::find_if(imported.unpriced.begin(), imported.unpriced.end(),
+                                             [](const Unpriced& u) { return u.key == "--fp8-param-gather"; });
+            QCOMPARE(listed != imported.unpriced.end(), !fp8);
+            if (!fp8) QVERIFY2(listed->why.find("need --fp8-format") != std::string::npos, listed->why.c_str());
+        }
+    }
+
     // Megatron-LM's --expert-tensor-parallel-size 1 beside tp 2 (experts whole on each ep rank)
     // is exec.expert_tp, priced, and written back as stated.
     void expertTpBesideTp() {
