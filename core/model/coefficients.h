@@ -24,8 +24,9 @@ inline constexpr double kRouterIndexBytes = 8;
 // The vocabulary-parallel cross entropy keeps an fp32 copy of the logits (exp and
 // softmax) beside the compute-dtype logits (megatron/core/tensor_parallel/cross_entropy.py).
 inline constexpr double kLossLogitBytes = 4;
-// Megatron-LM DDP gradient bucket: max(40M, 1M x dp) elements
-// (megatron/core/distributed/distributed_data_parallel_config.py, bucket_size).
+// Megatron-LM DDP gradient bucket: max(40M, 1M x dp·cp) elements
+// (megatron/core/distributed/distributed_data_parallel_config.py, bucket_size: "larger
+// DP sizes need larger buckets to ensure collectives do not become latency-bound").
 inline constexpr double kDpBucketElements = 40e6;
 inline constexpr double kDpBucketElementsPerRank = 1e6;
 // FSDP with resharding holds the layer it runs and the one it prefetches
@@ -55,6 +56,26 @@ inline constexpr double kInterLinkEfficiency = 0.9;
 // latency, fitted default from nccl-tests (a few microseconds in a node, ~10 across).
 inline constexpr double kAlphaIntraSeconds = 5e-6;
 inline constexpr double kAlphaInterSeconds = 12e-6;
+// How NCCL prices its own algorithms across nodes (NCCL's tuning model,
+// src/graph/tuning.cc ncclTopoTuneModel and ncclTopoGetAlgoTime, NCCL 2.19, commit
+// b6475625), which it runs the cheaper of:
+// - a ring pass takes n-1 steps, and only the N-1 that go from one NVLink domain to
+//   the next wait on the network (its nInterSteps); the rest are NVLink steps;
+// - a multi-node ring all-reduce of more than 64 bytes per channel and rank runs 1.4x
+//   its latency on sm80 and later ("plateau effect of ring"; 1.9 before);
+// - the tree all-reduce (a chain inside each domain, a double binary tree between
+//   them) takes 2((ranks per domain - 1) + log2 N) hops of 28 us each (hwLat, Tree /
+//   Simple, on NVLink and on the network alike), reaches 0.92 of the ring's bus
+//   bandwidth, times a correction by size below, and moves the whole tensor up and down
+//   (algorithm bandwidth half the bus bandwidth).
+// Reduce-scatter and all-gather have no tree: rings only.
+inline constexpr double kRingPlateau = 1.4;
+inline constexpr double kTreeHopSeconds = 28e-6;
+inline constexpr double kTreeBusShare = 0.92;
+// NCCL's treeCorrectionFactor for the Simple protocol, by log2(bytes / 64): 64 B up to
+// 256 MiB; 1 above.
+inline constexpr double kTreeSizeCorrection[] = {0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.8, 0.7, 0.6, 0.6, 0.5,
+                                                 0.5, 0.5, 0.5, 0.6, 0.7, 0.8, 0.7, 0.7, 0.8, 0.9, 0.9};
 
 // Shares of communication hidden behind compute, where the model has no cover to
 // compute them from (the DP reduction and gather, FSDP's gathers, pipeline sends under

@@ -11,89 +11,6 @@ namespace tessera::core {
 
 using namespace knobs;
 
-GroupLinks groupLinks(const Strategy& s, const DeviceInfo& device) {
-    const std::int64_t perNode = device.perNode;
-    // Ranks are numbered dimension by dimension in rank order, innermost first, once for
-    // the dense layers' grid and once for the expert layers' (MoE parallel folding:
-    // expertgrid.h). A group stays in a node when every dimension it spans, and every
-    // dimension inside those, fits in one node together.
-    const ExpertGrid experts = expertGridOf(s);
-    auto dense = [&](RankDim d) -> std::int64_t {
-        switch (d) {
-        case RankDim::Tp: return s.tp;
-        case RankDim::Cp: return s.cp;
-        case RankDim::Ep: return 1;
-        case RankDim::Dp: return s.dp;
-        case RankDim::Pp: return s.pp;
-        }
-        return 1;
-    };
-    auto expert = [&](RankDim d) -> std::int64_t {
-        switch (d) {
-        case RankDim::Tp: return experts.tp;
-        case RankDim::Cp: return 1;
-        case RankDim::Ep: return experts.ep;
-        case RankDim::Dp: return experts.dp;
-        case RankDim::Pp: return s.pp;
-        }
-        return 1;
-    };
-    auto link = [&](auto size, std::initializer_list<RankDim> dims) {
-        std::int64_t block = 1, outermost = 0;
-        bool any = false;
-        for (std::size_t i = 0; i < s.rankOrder.size(); ++i) {
-            block *= size(s.rankOrder[i]);
-            if (std::find(dims.begin(), dims.end(), s.rankOrder[i]) != dims.end() && size(s.rankOrder[i]) > 1)
-                outermost = block, any = true;
-        }
-        if (!any || outermost <= perNode) return Link::Intra;
-        return outermost > device.leafDevices && device.oversubscription > 1 ? Link::Spine : Link::Inter;
-    };
-    GroupLinks g;
-    g.tp = link(dense, {RankDim::Tp});
-    g.cp = link(dense, {RankDim::Cp});
-    g.dp = link(dense, {RankDim::Cp, RankDim::Dp});  // gradients reduce over dp·cp
-    g.pp = link(dense, {RankDim::Pp});
-    g.etp = link(expert, {RankDim::Tp});
-    g.ep = link(expert, {RankDim::Ep});
-    g.edp = link(expert, {RankDim::Dp});  // expert replicas
-    // The ep group's ranks are `inner` apart, inner the product of the expert grid's
-    // dimensions numbered inside it: perNode/inner of them share a node when that is more than one.
-    std::int64_t inner = 1;
-    for (RankDim d : s.rankOrder) {
-        if (d == RankDim::Ep) break;
-        inner *= expert(d);
-    }
-    g.epPerNode = inner < perNode ? std::clamp<std::int64_t>(perNode / inner, 1, std::max<std::int64_t>(1, s.ep)) : 1;
-    return g;
-}
-
-double linkBandwidth(Link link, const DeviceInfo& d) {
-    if (link == Link::Intra) return d.intraBytesPerSecond * d.intraLinkEfficiency;
-    return d.interBytesPerSecond * d.interLinkEfficiency / (link == Link::Spine ? d.oversubscription : 1.0);
-}
-double linkAlpha(Link link) { return link == Link::Intra ? kAlphaIntraSeconds : kAlphaInterSeconds; }
-
-CollectiveCost allGather(double bytes, std::int64_t n, Link link, const DeviceInfo& d) {
-    if (n <= 1 || bytes <= 0) return {};
-    const double sent = bytes * double(n - 1) / double(n);
-    return {linkAlpha(link) * double(n - 1) + sent / linkBandwidth(link, d), sent};
-}
-
-CollectiveCost allReduce(double bytes, std::int64_t n, Link link, const DeviceInfo& d) {
-    CollectiveCost half = allGather(bytes, n, link, d);  // reduce-scatter, then all-gather
-    return {2 * half.seconds, 2 * half.bytes};
-}
-
-CollectiveCost allToAll(double bytes, std::int64_t n, Link link, const DeviceInfo& d) {
-    return allGather(bytes, n, link, d);  // each rank sends (n-1)/n of its buffer
-}
-
-CollectiveCost sendReceive(double bytes, Link link, const DeviceInfo& d) {
-    if (bytes <= 0) return {};
-    return {linkAlpha(link) + bytes / linkBandwidth(link, d), bytes};
-}
-
 double matmulSeconds(double flops, const DeviceInfo& d) {
     if (flops <= 0) return 0;
     return flops / (d.peakFlops * matmulEfficiency(d.effMax, d.effHalfGflop, flops));
@@ -432,8 +349,12 @@ LayerCost layerCost(const ModelShape& m, const RunSettings& run, const Strategy&
     // into the GEMMs by Transformer Engine's userbuffers: they hide by the default share.
     const double activation = Bc * T * h;
     const double tpHidden = tpOverlapShare(st, dev);
-    auto reduce = [&](double bytes, std::int64_t n, Link link) {
-        return inParts(bytes, [&](double b) { return allReduce(b, n, link, dev).seconds; });
+    // With sequence parallelism the pair is a reduce-scatter and an all-gather (rings
+    // only), without it an all-reduce.
+    auto reduce = [&](double bytes, std::int64_t n, Link link, std::int64_t perNode) {
+        return inParts(bytes, [&](double b) {
+            return st.sp ? 2 * allGather(b, n, link, dev, perNode).seconds : allReduce(b, n, link, dev, perNode).seconds;
+        });
     };
     // Under FP8 with userbuffers, Transformer Engine all-gathers the quantised tensor: the
     // sequence-parallel input before QKV and FC1, and the output gradient before their
@@ -441,10 +362,11 @@ LayerCost layerCost(const ModelShape& m, const RunSettings& run, const Strategy&
     // every all-gather overlap); its reduce-scatters stay in the compute dtype.
     const bool fp8Gather = fp8 && st.tpCommOverlap && st.sp;
     const double tpSecondsEach = fp8Gather ? inParts(activation, [&](double b) {
-        return allGather(b * kFp8SavedInputBytes / Bc, st.tp, links.tp, dev).seconds + allGather(b, st.tp, links.tp, dev).seconds;
-    }) : reduce(activation, st.tp, links.tp);
+        return allGather(b * kFp8SavedInputBytes / Bc, st.tp, links.tp, dev, links.tpPerNode).seconds +
+               allGather(b, st.tp, links.tp, dev, links.tpPerNode).seconds;
+    }) : reduce(activation, st.tp, links.tp, links.tpPerNode);
     const double tpForward = (kind.moe && m.sharedWidth == 0 ? 1 : 2) * tpSecondsEach;
-    const double etpForward = kind.moe ? reduce(Bc * tokensAtExperts * h, st.etp, links.etp) : 0;
+    const double etpForward = kind.moe ? reduce(Bc * tokensAtExperts * h, st.etp, links.etp, links.etpPerNode) : 0;
     double cpForward = 0;
     if (st.cp > 1) {
         if (st.cpAlgorithm == CpAlgorithm::Ring || kind.attention == AttentionKind::Linear) {
@@ -491,7 +413,7 @@ LayerCost layerCost(const ModelShape& m, const RunSettings& run, const Strategy&
     // Recompute: what the backward must run again before it can start.
     if (full) {
         out.recompute = out.forward;  // the whole forward, its collectives included
-        if (sliced) out.recompute += (1 - tpHidden) * inParts(activation, [&](double b) { return allGather(b, st.tp, links.tp, dev).seconds; });
+        if (sliced) out.recompute += (1 - tpHidden) * inParts(activation, [&](double b) { return allGather(b, st.tp, links.tp, dev, links.tpPerNode).seconds; });
     } else if (cls.mode == RecomputeClass::Selective) {
         const OpMask dropped = static_cast<OpMask>(~cls.keep & kOpAll);
         // With flash attention the core saves no s x s tensor: nothing to drop, nothing to redo.

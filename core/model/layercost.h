@@ -20,18 +20,10 @@
 // recomputed layer's input is divided by CP and SP (§10.3); the output projection's
 // input is divided by t (§10.4); dropout masks are counted once in their own width
 // (§10.5); communication recompute is priced (§10.8).
+#include "model/collectives.h"
 #include "model/costinput.h"
 
 namespace tessera::core {
-
-// Intra: NVLink; Inter: the NICs under one leaf group; Spine: the NICs through an
-// oversubscribed spine (a group spanning more than cluster.leaf_devices).
-enum class Link : std::uint8_t { Intra, Inter, Spine };
-
-struct CollectiveCost {
-    double seconds = 0;  // alpha-beta, on the group's slowest link
-    double bytes = 0;    // sent per device
-};
 
 struct LayerCost {
     // Memory, bytes.
@@ -61,37 +53,6 @@ struct LayerCost {
     // Model FLOPs of the whole micro-batch (all devices of a replica), forward, no recompute.
     double modelFlopsForward = 0;
 };
-
-// The link each parallel dimension's group spans, given the rank order (default TP,
-// CP, EP, DP, PP innermost first, as Megatron-LM and reference/hyperparallel.md §5.7's
-// level_assign fill ranks) and the devices per node. The dense layers' groups (tp, cp,
-// dp, pp) are numbered on the grid tp x cp x dp x pp, the expert layers' (etp, ep, edp)
-// on the expert grid etp x ep x expert dp x pp in the same order, cp folded away
-// (resolve/expertgrid.h; Megatron-LM's expert RankGenerator).
-struct GroupLinks {
-    Link tp = Link::Intra, cp = Link::Intra, ep = Link::Intra, dp = Link::Intra, edp = Link::Intra, pp = Link::Intra;
-    Link etp = Link::Intra;      // the expert layers' tensor-parallel group
-    std::int64_t epPerNode = 1;  // ranks of one expert-parallel group that share a node
-};
-GroupLinks groupLinks(const Strategy& s, const DeviceInfo& device);
-// The same in a cluster of `perNode` devices per NVLink domain and no spine in any path.
-inline GroupLinks groupLinks(const Strategy& s, std::int64_t perNode) {
-    DeviceInfo d;
-    d.perNode = perNode;
-    return groupLinks(s, d);
-}
-
-// A link's achieved bandwidth (bytes/s per device, coefficients.h efficiencies) and
-// its per-step latency.
-double linkBandwidth(Link link, const DeviceInfo& d);
-double linkAlpha(Link link);
-
-// Ring all-gather or reduce-scatter of `bytes` (the whole tensor) over n ranks;
-// all-reduce is twice that; all-to-all sends (n-1)/n of its buffer.
-CollectiveCost allGather(double bytes, std::int64_t n, Link link, const DeviceInfo& d);
-CollectiveCost allReduce(double bytes, std::int64_t n, Link link, const DeviceInfo& d);
-CollectiveCost allToAll(double bytes, std::int64_t n, Link link, const DeviceInfo& d);
-CollectiveCost sendReceive(double bytes, Link link, const DeviceInfo& d);
 
 // A GEMM at the device's high-precision peak (DeviceInfo::peakFlops), and one of an FP8
 // linear layer at the FP8 peak.

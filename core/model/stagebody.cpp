@@ -261,7 +261,7 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
     } else if (first) {
         b.embeddingKept = kTokenIdBytes * T + (m.hiddenDropout > 0 ? run.dropoutBytes * T * h / spd : 0);
         // (No GEMM to hide it under: userbuffers overlap covers the linear layers only.)
-        const CollectiveCost ar = allReduce(Bc * T * h, st.tp, ctx.links.tp, dev);
+        const CollectiveCost ar = allReduce(Bc * T * h, st.tp, ctx.links.tp, dev, ctx.links.tpPerNode);
         const double lookup = memorySeconds(Bc * T * h * 2, dev);
         time.forward += lookup + (1 - dev.tpOverlap) * ar.seconds;
         time.backward += lookup + (1 - dev.tpOverlap) * ar.seconds;
@@ -329,7 +329,7 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
         time.backward += heads * (gemm + loss);
         time.weightGrad += heads * gemm;
         if (!run.lossParallel) {
-            const double gather = heads * allGather(Bc * T * vocab, st.tp, ctx.links.tp, dev).seconds;
+            const double gather = heads * allGather(Bc * T * vocab, st.tp, ctx.links.tp, dev, ctx.links.tpPerNode).seconds;
             time.forward += gather, time.forwardComm += gather, time.exposed.tp += gather, time.tp += gather;
         }
         b.modelFlopsForward += heads * 2 * s * double(st.mbs) * h * double(m.vocab);
@@ -391,17 +391,27 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
         const std::int64_t group = st.dp * st.cp;
         const std::int64_t expertGroup = expertGridOf(st).dp;  // each expert's replicas
         double paramGather = 0;
-        const double bucket = std::max(kDpBucketElements, kDpBucketElementsPerRank * double(st.dp));
+        const double bucket = std::max(kDpBucketElements, kDpBucketElementsPerRank * double(group));
+        // Each bucket is its own collective: the latency term once per bucket (per layer
+        // under FSDP), the bandwidth term over the whole. Without the overlap Megatron-LM
+        // reduces all gradients as one bucket (distributed_data_parallel.py: "Set
+        // bucket_size to infinity if overlap_grad_reduce is False").
+        const bool bucketed = run.overlappedGradReduce;
+        const double denseBuckets = bucketed ? std::ceil(params / bucket) : 1;
+        const double expertBuckets = bucketed ? std::ceil(expertParams / bucket) : 1;
+        auto ring = [&](double bytes, double count, std::int64_t n, Link link, std::int64_t perNode) {
+            return inBuckets(bytes, count, [&](double one) { return allGather(one, n, link, dev, perNode); }).seconds;
+        };
         if (st.fsdp) {
             // Every micro-batch gathers each layer before its forward (and again before its
             // backward when resharded) and reduce-scatters its gradients after. With the
             // overlap switches (FSDP2's prefetch of the next layer, its reduce-scatter on
             // a side stream) one layer's transfer runs under another layer's compute:
             // the first waits, the rest show by what they outlast the compute.
-            const double rs = allGather(params * Bg, group, ctx.links.dp, dev).seconds;
-            const double ag = allGather(params * Bp, group, ctx.links.dp, dev).seconds;
+            const double pieces = double(std::max<std::int64_t>(1, b.layers));  // one transfer per layer
+            const double rs = ring(params * Bg, pieces, group, ctx.links.dp, ctx.links.dpPerNode);
+            const double ag = ring(params * Bp, pieces, group, ctx.links.dp, ctx.links.dpPerNode);
             const double backwardMoves = rs + (st.reshard ? ag : 0);
-            const double pieces = double(std::max<std::int64_t>(1, b.layers));
             // A layer's backward runs its recomputed forward first (full or selective), and
             // the transfers run beside that too (FSDP2: the reduce-scatter of layer i under
             // layer i-1's recompute and backward); the planner re-takes the exposure when it
@@ -419,22 +429,26 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
             time.forwardComm += forwardExposed, time.backwardComm += backwardExposed;
             time.exposed.dp += forwardExposed + backwardExposed;
         } else if (st.optimizerSharded) {
-            time.dp = allGather(params * Bg, group, ctx.links.dp, dev).seconds +  // reduce-scatter
-                      allGather(expertParams * Bg, expertGroup, ctx.links.edp, dev).seconds;
-            paramGather = allGather(params * Bp - fp8Dense * (Bp - kFp8ParamBytes), group, ctx.links.dp, dev).seconds +
-                          allGather(expertParams * Bp - fp8Expert * (Bp - kFp8ParamBytes), expertGroup, ctx.links.edp, dev).seconds;
+            const GroupLinks& l = ctx.links;
+            time.dp = ring(params * Bg, denseBuckets, group, l.dp, l.dpPerNode) +  // reduce-scatter
+                      ring(expertParams * Bg, expertBuckets, expertGroup, l.edp, l.edpPerNode);
+            paramGather = ring(params * Bp - fp8Dense * (Bp - kFp8ParamBytes), denseBuckets, group, l.dp, l.dpPerNode) +
+                          ring(expertParams * Bp - fp8Expert * (Bp - kFp8ParamBytes), expertBuckets, expertGroup, l.edp,
+                               l.edpPerNode);
         } else {
-            time.dp = allReduce(params * Bg, group, ctx.links.dp, dev).seconds +
-                      allReduce(expertParams * Bg, expertGroup, ctx.links.edp, dev).seconds;
+            auto reduce = [&](double bytes, double count, std::int64_t n, Link link, std::int64_t perNode) {
+                return inBuckets(bytes, count, [&](double one) { return allReduce(one, n, link, dev, perNode); }).seconds;
+            };
+            time.dp = reduce(params * Bg, denseBuckets, group, ctx.links.dp, ctx.links.dpPerNode) +
+                      reduce(expertParams * Bg, expertBuckets, expertGroup, ctx.links.edp, ctx.links.edpPerNode);
         }
         // The reduction overlaps the last micro-batch's backward bucket by bucket
         // (exposedReduce); the parameter gather the next step's forward, by the fitted
         // share (coefficients.h kParamGatherOverlap says why it is not exposedPipelined
         // over the first forward); with either switch off that transfer is exposed whole.
         const double lastBackward = time.backward + time.weightGrad + time.recompute;
-        const double buckets = std::ceil(params / bucket) + std::ceil(expertParams / bucket);
         b.reduceSeconds = time.dp;
-        b.reduceBuckets = std::max(1.0, buckets);
+        b.reduceBuckets = std::max(1.0, denseBuckets + expertBuckets);
         b.gatherExposed = run.overlapParamGather ? (1 - dev.paramGatherOverlap) * paramGather : paramGather;
         time.dpExposed = exposedReduce(run, time.dp, b.reduceBuckets, lastBackward) + b.gatherExposed;
         time.dp += paramGather;

@@ -85,6 +85,7 @@ private slots:
         const double error = predictedTokensPerSecond(path) / measured - 1;
         const QString id = QFileInfo(file).completeBaseName();
         const QString figure = QString::asprintf("measured %.0f tokens/s, Tessera %+.1f %%", measured, error * 100);
+        qInfo("%s", qPrintable(figure));
         if (auto it = knownMisses().find(id); it != knownMisses().end())
             QEXPECT_FAIL("", qPrintable(figure + ": " + it->second), Continue);
         QVERIFY2(std::abs(error) <= 0.10, qPrintable(figure));

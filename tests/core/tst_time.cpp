@@ -37,6 +37,11 @@ const std::map<QString, QString>& knownMisses() {
          "first forward. The curve is fitted on the compute-bound rows (model/efficiency.cpp), so this row shows that "
          "exposure's pessimism rather than hiding it in the ceiling; splitting the inter-node traffic over the node's "
          "NICs overcorrects it, the 1.7B and 7.1B rows turning far too fast (#15, the stop-37 note)"},
+        {"Megatron-LM H100 32B",
+         "as the 16B row: 4 micro-batches under a 48-way data-parallel group, one rank per node, whose fp32 "
+         "reduce-scatter of 3.8 G gradients (83 buckets of 48 M, each paying its ring's 47 network steps of "
+         "latency) outlasts the last micro-batch's backward several times over; the row left 10 % when those "
+         "per-bucket latencies, NCCL's own model, were priced (stop 43)"},
     };
     return kMisses;
 }
@@ -255,7 +260,11 @@ private slots:
         QCOMPARE(intra.bytes, bytes * 7 / 8);
         QVERIFY(qFuzzyCompare(intra.seconds, 7 * 5e-6 + bytes * 7 / 8 / (450e9 * 0.8)));
         QVERIFY(qFuzzyCompare(inter.seconds, 7 * 12e-6 + bytes * 7 / 8 / (50e9 * 0.9)));
-        QVERIFY(qFuzzyCompare(allReduce(bytes, 8, Link::Inter, in.device).seconds, 2 * inter.seconds));
+        // Across 8 nodes the all-reduce is a ring (two passes, at NCCL's plateau of 1.4 on
+        // the latency) or a tree, whichever NCCL's model prices lower: at 1 GB the ring.
+        const double ring = 1.4 * 2 * 7 * 12e-6 + 2 * bytes * 7 / 8 / (50e9 * 0.9);
+        QVERIFY(qFuzzyCompare(allReduce(bytes, 8, Link::Inter, in.device).seconds, ring));
+        QCOMPARE(allReduce(bytes, 8, Link::Inter, in.device).bytes, 2 * inter.bytes);
     }
 };
 

@@ -4,8 +4,11 @@
 // oversubscription, and one inside a leaf group does not notice the spine at all.
 #include <QtTest>
 
+#include <cmath>
+
 #include "io/overrides.h"
 #include "io/scenarioio.h"
+#include "model/collectives.h"
 #include "model/estimate.h"
 #include "resolve/resolve.h"
 
@@ -40,9 +43,10 @@ private slots:
         const double reduce = flat.stages[0].time.dp, spineReduce = spine.stages[0].time.dp;
         QVERIFY(reduce > 0.05);
         QCOMPARE(inLeaf.stages[0].time.dp, reduce);  // every rank under one leaf: no spine in the path
-        // The bandwidth term doubles; the latency term (2(n-1) steps of 12 us) does not.
-        const double latency = 2 * 63 * 12e-6;
-        QVERIFY2(std::abs((spineReduce - latency) / (reduce - latency) - 2) < 0.02,
+        // The bandwidth term doubles; the latency term (two ring passes of 56 NVLink and 7
+        // network steps, at NCCL's plateau of 1.4) does not.
+        const double latency = 1.4 * 2 * (56 * 5e-6 + 7 * 12e-6);
+        QVERIFY2(std::abs((spineReduce - latency) / (reduce - latency) - 2) < 1e-9,
                  qPrintable(QString("%1 s against %2 s").arg(spineReduce).arg(reduce)));
         QVERIFY(spine.stepSeconds > flat.stepSeconds);
     }
@@ -57,6 +61,50 @@ private slots:
         const Estimate eight = priced(kWideTensor, {"exec.tp=8"});
         const Estimate eightDomain = priced(kWideTensor, {"exec.tp=8", "cluster.nvlink_domain=16"});
         QCOMPARE(eightDomain.stages[0].time.tp, eight.stages[0].time.tp);
+    }
+
+    // NCCL's ring crosses the network once per node it enters: of the 63 steps of a pass
+    // over 64 ranks in 8 nodes, 7 wait on the NIC and 56 on NVLink.
+    void ringCrossesTheNetworkOncePerNode() {
+        DeviceInfo d;
+        d.intraBytesPerSecond = 450e9, d.interBytesPerSecond = 50e9;
+        const double tiny = 64;  // bytes: the latency term alone, to a part in 10^6
+        const double spread = allGather(tiny, 64, Link::Inter, d, 1).seconds;
+        const double packed = allGather(tiny, 64, Link::Inter, d, 8).seconds;
+        QVERIFY(std::abs(spread - 63 * 12e-6) < 1e-8);
+        QVERIFY(std::abs(packed - (56 * 5e-6 + 7 * 12e-6)) < 1e-8);
+        // Inside one node every step is an NVLink step, as before.
+        QVERIFY(std::abs(allGather(tiny, 8, Link::Intra, d, 8).seconds - 7 * 5e-6) < 1e-8);
+    }
+
+    // At thousands of ranks NCCL's tree beats the ring on a modest all-reduce: its latency
+    // grows with log2 of the nodes, the ring's with the ranks.
+    void treeAllReduceAtScale() {
+        DeviceInfo d;
+        d.intraBytesPerSecond = 450e9, d.interBytesPerSecond = 50e9;
+        const double bytes = 1 << 20, bus = 50e9 * 0.9;
+        const double ringPass = (4096 - 512) * 5e-6 + 511 * 12e-6;
+        const double ring = 1.4 * 2 * ringPass + 2 * bytes * 4095 / 4096 / bus;
+        // log2(2^20 / 64) = 14: NCCL's size correction there is 0.5.
+        const double tree = 2 * 28e-6 * (7 + 9) + 2 * bytes / (0.92 * 0.5 * bus);
+        QVERIFY(tree < ring / 10);
+        QVERIFY(qFuzzyCompare(allReduce(bytes, 4096, Link::Inter, d, 8).seconds, tree));
+        // Reduce-scatter has no tree: its ring pays every step.
+        QVERIFY(qFuzzyCompare(allGather(bytes, 4096, Link::Inter, d, 8).seconds, ringPass + bytes * 4095 / 4096 / bus));
+    }
+
+    // Megatron-LM reduces gradients bucket by bucket when it overlaps the reduction (each
+    // bucket its own collective, paying its latency), and as one bucket when it does not.
+    void everyBucketPaysItsLatency() {
+        const Estimate one = priced(kDataParallel, {});
+        const Estimate buckets = priced(kDataParallel, {"exec.overlapped_grad_reduce=true"});
+        // 64 ranks over 8 nodes (8 a node): each bucket's ring all-reduce pays its two passes'
+        // 56 NVLink and 7 network steps at NCCL's plateau (its tree is slower at this size).
+        const double perBucket = 1.4 * 2 * (56 * 5e-6 + 7 * 12e-6);
+        const double count = std::ceil(double(one.perDeviceMaxParameters) / 64e6);  // max(40 M, 1 M x 64) elements a bucket
+        QVERIFY(count > 100);
+        QVERIFY2(qFuzzyCompare(buckets.stages[0].time.dp - one.stages[0].time.dp, (count - 1) * perBucket),
+                 qPrintable(QString("%1 s more over %2 buckets").arg(buckets.stages[0].time.dp - one.stages[0].time.dp).arg(count)));
     }
 };
 
