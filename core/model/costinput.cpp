@@ -203,8 +203,8 @@ CostInput runCostInput(const ResolvedScenario& r) {
     dev.hbmBytesPerSecond = *d.hbm_bandwidth_gbps * 1e9;
     dev.sms = d.sms.value_or(0);
     dev.intraBytesPerSecond = *d.intra_node_bandwidth_gbps * 1e9;
-    dev.interBytesPerSecond = *d.inter_node_bandwidth_gbps * 1e9;
     const ClusterSpec& cl = r.scenario.cluster;
+    dev.interBytesPerSecond = *d.inter_node_bandwidth_gbps * 1e9 * cl.nics_per_device.value_or(1.0);
     dev.perNode = cl.nvlink_domain.value_or(*d.devices_per_node);
     dev.leafDevices = cl.leaf_devices.value_or(dev.leafDevices);
     dev.oversubscription = cl.oversubscription.value_or(1.0);

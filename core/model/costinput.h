@@ -111,6 +111,7 @@ struct DeviceInfo {
     double intraLinkEfficiency = knobs::kIntraLinkEfficiency, interLinkEfficiency = knobs::kInterLinkEfficiency;
     double tpOverlap = knobs::kTpOverlap, tpOverlapUserBuffers = knobs::kTpOverlapUserBuffers;
     double paramGatherOverlap = knobs::kParamGatherOverlap;
+    // Per device, one direction; the network's is one NIC's rate times cluster.nics_per_device.
     double intraBytesPerSecond = 0, interBytesPerSecond = 0;
     std::int64_t sms = 0;      // streaming multiprocessors (0: not stated)
     std::int64_t perNode = 1;  // devices on NVLink together (cluster.nvlink_domain)

@@ -45,7 +45,8 @@ void visit(Spec& d, V& v) {
     v.numberMap({"peak_tflops", "Dense peak per data type", "TFLOP/s"}, d.peak_tflops, kPeakDtypes, positive);
     v.real({"hbm_bandwidth_gbps", "Device memory bandwidth", "GB/s"}, d.hbm_bandwidth_gbps, positive);
     v.real({"intra_node_bandwidth_gbps", "Bandwidth to a device in the same node, one direction", "GB/s"}, d.intra_node_bandwidth_gbps, positive);
-    v.real({"inter_node_bandwidth_gbps", "Bandwidth to a device in another node, one direction", "GB/s"}, d.inter_node_bandwidth_gbps, positive);
+    v.real({"inter_node_bandwidth_gbps", "Bandwidth of one of its network interfaces to another node, one direction "
+            "(cluster.nics_per_device says how many a device has; unstated, one)", "GB/s"}, d.inter_node_bandwidth_gbps, positive);
     v.integer({"devices_per_node", "Devices that share the fast intra-node links"}, d.devices_per_node, IntRange{1, 1 << 20});
     v.real({"host_link_gbps", "Bandwidth between the device and its host's memory, one direction (PCIe, NVLink-C2C): "
             "what activation and optimizer offload copy over", "GB/s"}, d.host_link_gbps, positive);
@@ -67,6 +68,7 @@ struct ClusterSpec {
     // switches (devices under one leaf group, and the spine's oversubscription).
     std::optional<std::int64_t> nvlink_domain, leaf_devices;
     std::optional<double> oversubscription;
+    std::optional<double> nics_per_device;  // NICs a device has to itself (0.5: one shared by two)
 
     bool operator==(const ClusterSpec&) const = default;
 };
@@ -92,6 +94,9 @@ void visit(Spec& c, V& v) {
     v.real({"oversubscription", "How far the spine is oversubscribed: traffic crossing it gets the NIC rate divided by "
             "this (1: a non-blocking fat tree, as DGX SuperPODs are built); unstated, 1"}, c.oversubscription,
            RealRange{1, 1e3});
+    v.real({"nics_per_device", "Network interfaces per device, each at the device's inter_node_bandwidth_gbps: a DGX "
+            "H100's eight NICs for eight GPUs, 1; four shared by eight devices, 0.5; two per device, 2; unstated, 1"},
+           c.nics_per_device, RealRange{0, 64, true, false});
     v.text({"calibration", "A calibration file written by tessera calibrate (relative to the scenario's folder): its "
             "fitted efficiencies replace the built-in ones"}, c.calibration);
     // clang-format on

@@ -51,6 +51,22 @@ private slots:
         QVERIFY(spine.stepSeconds > flat.stepSeconds);
     }
 
+    // NICs per device scale the network's bandwidth term and nothing else: half a NIC
+    // each doubles the data-parallel reduction's bandwidth term, NVLink groups do not notice.
+    void nicsPerDeviceScaleTheNetwork() {
+        const Estimate one = priced(kDataParallel, {});
+        const Estimate half = priced(kDataParallel, {"cluster.nics_per_device=0.5"});
+        const Estimate two = priced(kDataParallel, {"cluster.nics_per_device=2"});
+        const double latency = 1.4 * 2 * (56 * 5e-6 + 7 * 12e-6);
+        const double beta = one.stages[0].time.dp - latency;
+        QVERIFY(qFuzzyCompare(half.stages[0].time.dp - latency, 2 * beta));
+        QVERIFY(qFuzzyCompare(two.stages[0].time.dp - latency, beta / 2));
+        QVERIFY(half.stepSeconds > one.stepSeconds && two.stepSeconds < one.stepSeconds);
+        const Estimate wide = priced(kWideTensor, {"exec.tp=8"});
+        const Estimate wideHalf = priced(kWideTensor, {"exec.tp=8", "cluster.nics_per_device=0.5"});
+        QCOMPARE(wideHalf.stages[0].time.tp, wide.stages[0].time.tp);  // TP 8 rides NVLink
+    }
+
     void nvlinkDomainCarriesWideTensorParallelism() {
         const Estimate twoNodes = priced(kWideTensor, {});
         const Estimate oneDomain = priced(kWideTensor, {"cluster.nvlink_domain=16"});

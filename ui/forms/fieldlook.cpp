@@ -208,6 +208,7 @@ const Entry kCluster[] = {
     {"nvlink_domain", "NVLink domain", nullptr},
     {"leaf_devices", "Devices per leaf switch", nullptr},
     {"oversubscription", "Oversubscription", nullptr},
+    {"nics_per_device", "NICs per device", nullptr},
     {"calibration", "Calibration file", nullptr},
     {"memory", "Device memory", nullptr},
     {"peak_tflops", "Peak TFLOP/s", nullptr},
