@@ -122,6 +122,12 @@ void Resolver::resolveCluster() {
     if (c.oversubscription && *c.oversubscription > 1 && !c.leaf_devices)
         refuse("cluster.oversubscription", "the spine is above the leaf groups: state leaf_devices, the devices under one, "
                                            "or the oversubscription applies to no path");
+    if (!c.oversubscription)
+        fill("cluster.oversubscription", c.oversubscription, 1.0, Origin::Default,
+             "a non-blocking fat tree, as DGX SuperPODs are built");
+    if (!c.nics_per_device)
+        fill("cluster.nics_per_device", c.nics_per_device, 1.0, Origin::Default,
+             "one NIC per device, as DGX H100 nodes and GB200 NVL72 trays are built");
     if (c.devices && c.nodes) {
         if (*c.devices != *c.nodes * perNode)
             refuse("cluster.devices", "states " + std::to_string(*c.devices) + " devices but " + std::to_string(*c.nodes) +
