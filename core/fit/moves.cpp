@@ -126,11 +126,16 @@ void offloadKnobs(const ResolvedScenario& r, std::vector<Knob>& out) {
     }
 }
 
-// FP8: the weights stored as FP8 parameters (fp8_params), which drops their BF16 copy.
-// Only on: off is never lighter, and its parameter gather is never faster.
+// FP8: the weights stored as FP8 parameters (fp8_params), which drops their BF16 copy, and
+// under userbuffers the forward reduce-scatters in FP8 (fp8_reduce_scatter). Only on: off
+// is never lighter, and never faster.
 void precisionKnobs(const ExecSpec& e, std::vector<Knob>& out) {
-    if (*e.compute_dtype != "fp8" || *e.fp8_params) return;
-    out.push_back({"FP8 weights as the parameters (fp8_params)", "precision", [](ExecSpec& x) { x.fp8_params = true; }});
+    if (*e.compute_dtype != "fp8") return;
+    if (!*e.fp8_params)
+        out.push_back({"FP8 weights as the parameters (fp8_params)", "precision", [](ExecSpec& x) { x.fp8_params = true; }});
+    if (*e.tp_comm_overlap && !*e.fp8_reduce_scatter)
+        out.push_back({"FP8 forward reduce-scatters (fp8_reduce_scatter)", "precision",
+                       [](ExecSpec& x) { x.fp8_reduce_scatter = true; }});
 }
 
 }  // namespace

@@ -262,6 +262,7 @@ CostInput runCostInput(const ResolvedScenario& r) {
     run.fp8Attention = *e.fp8_attention;
     run.attentionOutE5m6 = *e.attention_output_e5m6;
     run.fp8Params = *e.fp8_params;
+    run.fp8ReduceScatter = *e.fp8_reduce_scatter;
     Strategy& st = in.strategy;
     for (std::size_t i = 0; i < st.rankOrder.size(); ++i) {
         const std::string& dim = (*r.scenario.cluster.rank_order)[i];

@@ -143,6 +143,7 @@ struct RunSettings {
     bool fp8Attention = false;       // exec.fp8_attention
     bool attentionOutE5m6 = false;   // exec.attention_output_e5m6: the attention output kept once, 12 bits
     bool fp8Params = false;          // exec.fp8_params: the FP8 GEMMs' weights stored and gathered in FP8
+    bool fp8ReduceScatter = false;   // exec.fp8_reduce_scatter: the forward reduce-scatters under userbuffers in FP8
     // TP shards what a fully recomputed layer keeps (recompute_slice_activation, or
     // shard_activations, which shards the output layer's inputs too), without SP.
     bool sliceRecomputeInput = false, shardActivations = false;

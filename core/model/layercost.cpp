@@ -359,13 +359,19 @@ LayerCost layerCost(const ModelShape& m, const RunSettings& run, const Strategy&
     // Under FP8 with userbuffers, Transformer Engine all-gathers the quantised tensor: the
     // sequence-parallel input before QKV and FC1, and the output gradient before their
     // backward (transformer_engine/pytorch/module/base.py initialize_ub: an FP8 buffer for
-    // every all-gather overlap); its reduce-scatters stay in the compute dtype.
+    // every all-gather overlap); its reduce-scatters stay in the compute dtype, unless
+    // exec.fp8_reduce_scatter gives the forward ones (after the output projection and FC2)
+    // an FP8 buffer too (NeMo's proj_fprop / fc2_fprop fp8_buf); the backward's stay.
     const bool fp8Gather = fp8 && st.tpCommOverlap && st.sp;
-    const double tpSecondsEach = fp8Gather ? inParts(activation, [&](double b) {
-        return allGather(b * kFp8SavedInputBytes / Bc, st.tp, links.tp, dev, links.tpPerNode).seconds +
-               allGather(b, st.tp, links.tp, dev, links.tpPerNode).seconds;
-    }) : reduce(activation, st.tp, links.tp, links.tpPerNode);
-    const double tpForward = (kind.moe && m.sharedWidth == 0 ? 1 : 2) * tpSecondsEach;
+    auto tpPair = [&](double scatteredBytes) {
+        return fp8Gather ? inParts(activation, [&](double b) {
+            return allGather(b * kFp8SavedInputBytes / Bc, st.tp, links.tp, dev, links.tpPerNode).seconds +
+                   allGather(b * scatteredBytes / Bc, st.tp, links.tp, dev, links.tpPerNode).seconds;
+        }) : reduce(activation, st.tp, links.tp, links.tpPerNode);
+    };
+    const double tpPairs = kind.moe && m.sharedWidth == 0 ? 1 : 2;
+    const double tpForward = tpPairs * tpPair(run.fp8ReduceScatter ? kFp8SavedInputBytes : Bc);
+    const double tpBackward = tpPairs * tpPair(Bc);
     const double etpForward = kind.moe ? reduce(Bc * tokensAtExperts * h, st.etp, links.etp, links.etpPerNode) : 0;
     double cpForward = 0;
     if (st.cp > 1) {
@@ -386,18 +392,18 @@ LayerCost layerCost(const ModelShape& m, const RunSettings& run, const Strategy&
         epForward = 2 * inParts(Bc * tokensAtExperts / etp * h, [&](double b) { return expertAllToAll(route, b, dev).seconds; });  // dispatch + combine
         out.epBuffer = 2 * Bc * tokensAtExperts * h;
     }
-    out.tpSeconds = 2 * (tpForward + etpForward);
+    out.tpSeconds = tpForward + tpBackward + 2 * etpForward;
     out.cpSeconds = 3 * cpForward;  // the backward moves twice the forward's (the keys' and values' gradients too)
     out.epSeconds = 2 * epForward;
     // TP: with userbuffers the hidden share runs under the GEMMs it feeds (the forward's,
     // or the backward's input- and weight-gradient GEMMs), so it can hide no more than
     // those take; without, the seed's share (coefficients.h kTpOverlap).
-    auto tpExposedUnder = [&](double gemmCover) {
-        return st.tpCommOverlap && st.sp ? tpForward - std::min(tpHidden * tpForward, gemmCover) : (1 - tpHidden) * tpForward;
+    auto tpExposedUnder = [&](double tp, double gemmCover) {
+        return st.tpCommOverlap && st.sp ? tp - std::min(tpHidden * tp, gemmCover) : (1 - tpHidden) * tp;
     };
     const double etpExposed = (1 - dev.tpOverlap) * etpForward;
-    const double tpExposedForward = tpExposedUnder(gemmSeconds) + etpExposed,
-                 tpExposedBackward = tpExposedUnder(2 * gemmSeconds) + etpExposed;
+    const double tpExposedForward = tpExposedUnder(tpForward, gemmSeconds) + etpExposed,
+                 tpExposedBackward = tpExposedUnder(tpBackward, 2 * gemmSeconds) + etpExposed;
     auto exposed = [&](double tpS, double cpS, double epS, double core) {
         return tpS + std::max(0.0, cpS - kCpOverlap * core) + (1 - kEpOverlap) * epS;
     };
@@ -421,9 +427,9 @@ LayerCost layerCost(const ModelShape& m, const RunSettings& run, const Strategy&
         if (dropped & (kOpAttBmm | kOpAttUp)) out.recompute += qkvSeconds;
         if (dropped & kOpNorm) out.recompute += memorySeconds(normBytes, dev);
         if (dropped & kOpFfAct) out.recompute += memorySeconds(actBytes, dev);
-        if ((dropped & kOpGather) && st.sp) out.recompute += (1 - tpHidden) * tpSecondsEach;  // the attention's re-gather
+        if ((dropped & kOpGather) && st.sp) out.recompute += (1 - tpHidden) * tpForward / tpPairs;  // the attention's re-gather
     } else if (!(cls.keep & kOpGather) && st.sp) {
-        out.recompute += (1 - tpHidden) * tpSecondsEach;  // selective_comm_recompute on a layer that keeps the rest
+        out.recompute += (1 - tpHidden) * tpForward / tpPairs;  // selective_comm_recompute on a layer that keeps the rest
     }
     out.modelFlopsForward = modelFlops;
     return out;

@@ -105,6 +105,10 @@ void Resolver::resolveExecRun() {
     if (!fp8 && *e.fp8_params)
         refuse("exec.fp8_params", "stores the FP8 linear layers' weights in FP8: compute_dtype: fp8 only, got compute_dtype " +
                                       *e.compute_dtype);
+    if (*e.fp8_reduce_scatter && (!fp8 || !*e.tp_comm_overlap))
+        refuse("exec.fp8_reduce_scatter", "is a userbuffers buffer of Transformer Engine's FP8 overlap: needs compute_dtype: "
+                                          "fp8 and tp_comm_overlap: true, got compute_dtype " + *e.compute_dtype +
+                                          (*e.tp_comm_overlap ? "" : " without tp_comm_overlap"));
     if (fp8 && *e.fp8_params && (!*e.optimizer_parallel || *e.grad_shard_as_params))
         refuse("exec.fp8_params", "is priced under the distributed optimizer, which keeps the FP32 master weights and "
                                   "gathers the FP8 ones (Megatron-LM --fp8-param-gather with --use-distributed-optimizer): "

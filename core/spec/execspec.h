@@ -80,7 +80,7 @@ struct ExecSpec {
     std::optional<std::string> optimizer;
     std::optional<std::string> compute_dtype;
     std::optional<std::string> fp8_recipe;
-    std::optional<bool> fp8_attention, attention_output_e5m6, fp8_params;
+    std::optional<bool> fp8_attention, attention_output_e5m6, fp8_params, fp8_reduce_scatter;
     std::optional<std::int64_t> seq_length;
     std::optional<std::int64_t> train_tokens;
     std::optional<std::int64_t> visual_seq_len;
@@ -209,6 +209,10 @@ void visit(Spec& e, V& v) {
             "of in the parameter dtype beside two FP8 copies, and the distributed optimizer gathers them in FP8 "
             "(Megatron-LM --fp8-param-gather, NeMo fp8_params); compute_dtype: fp8 with optimizer_parallel, not FSDP"},
            e.fp8_params);
+    v.flag({"fp8_reduce_scatter", "Under tp_comm_overlap, the forward reduce-scatters after the attention output "
+            "projection and FC2 move the GEMM's output in FP8, one byte an element (NeMo's ub_tp_comm_overlap_cfg "
+            "proj_fprop and fc2_fprop fp8_buf; Transformer Engine's default keeps them in BF16); compute_dtype: fp8 "
+            "with tp_comm_overlap"}, e.fp8_reduce_scatter);
     v.integer({"seq_length", "Training sequence length", "tokens"}, e.seq_length, count);
     v.integer({"train_tokens", "Tokens the whole run trains on (its token budget, e.g. 15000000000000 for 15T): "
                "the days to train on this cluster at the priced step time, and the optimizer steps the trainer "

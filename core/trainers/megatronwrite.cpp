@@ -248,7 +248,10 @@ Exported writeMegatron(const ResolvedScenario& r) {
     if (e.overlap_p2p_comm && !*e.overlap_p2p_comm && schedule == "interleaved") w.add("--no-overlap-p2p-communication");
     else if (e.overlap_p2p_comm && *e.overlap_p2p_comm && schedule != "interleaved")
         no.push_back("exec.overlap_p2p_comm: Megatron-LM overlaps pipeline sends under the interleaved schedule only");
-    done.insert({"overlapped_grad_reduce", "overlap_param_gather", "tp_comm_overlap", "overlap_p2p_comm"});
+    if (*e.fp8_reduce_scatter)
+        no.push_back("exec.fp8_reduce_scatter: Megatron-LM reads it from the YAML file --tp-comm-overlap-cfg names "
+                     "(proj_fprop and fc2_fprop: fp8_buf: true), which this export does not write");
+    done.insert({"overlapped_grad_reduce", "overlap_param_gather", "tp_comm_overlap", "overlap_p2p_comm", "fp8_reduce_scatter"});
     if (!*e.flash_attention) w.add("--attention-backend", "unfused");
     if (!*e.grad_clip) w.add("--clip-grad", "0.0");
     if (*e.optimizer == "muon") w.add("--optimizer", "muon");

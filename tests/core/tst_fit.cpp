@@ -9,6 +9,7 @@
 
 #include "fit/advice.h"
 #include "fit/fixes.h"
+#include "fit/moves.h"
 #include "fit/rederive.h"
 #include "io/overrides.h"
 #include "io/scenarioio.h"
@@ -81,6 +82,22 @@ private slots:
         const Evaluation now = evaluateScenario(already);
         for (const Suggestion& s : adviseFit(already, now.resolved, now.estimate).suggestions)
             for (const Change& c : s.changes) QVERIFY(c.text().find("fp8_params") == std::string::npos);
+    }
+    // Under FP8 userbuffers the forward reduce-scatters in FP8 is a knob of its own: offered
+    // when it is off, not when it is on or there is no userbuffers overlap to give it to.
+    void fp8ReduceScatterOffered() {
+        auto offered = [&](const QStringList& sets) {
+            const Scenario stated = read(documentOf("llama3-70b-h100x64", sets));
+            const Evaluation now = evaluateScenario(stated);
+            const std::vector<Knob> knobs = knobsAround(stated, now.resolved);
+            return std::any_of(knobs.begin(), knobs.end(),
+                               [](const Knob& k) { return k.label.find("fp8_reduce_scatter") != std::string::npos; });
+        };
+        const QStringList ub{"exec.compute_dtype=fp8", "exec.sequence_parallel=true", "exec.tp_comm_overlap=true"};
+        QVERIFY(offered(ub));
+        QVERIFY(!offered(ub + QStringList{"exec.fp8_reduce_scatter=true"}));
+        QVERIFY(!offered({"exec.compute_dtype=fp8"}));
+        QVERIFY(!offered({"exec.sequence_parallel=true", "exec.tp_comm_overlap=true"}));
     }
     void suggestionsPriceAsEstimate() {
         QFETCH(QString, id);

@@ -434,6 +434,12 @@ private slots:
         QVERIFY2(out.text.find("#   exec.memory_reserve:") != std::string::npos, out.text.c_str());
         const Exported titan = exportScenario(resolve(presetScenario("llama3-70b-h100x64")), ExportTarget::Torchtitan);
         QVERIFY2(titan.text.find("exec.optimizer_parallel: torchtitan shards with FSDP only") != std::string::npos, titan.text.c_str());
+        // FP8 reduce-scatters live in the userbuffers YAML Megatron-LM reads, which the export does not write.
+        Scenario fp8 = loadScenario(TESSERA_TEST_DATA "/measured/dgxc-llama31-405b-h100x576-fp8.yaml");
+        const Exported ub = exportScenario(resolve(fp8), ExportTarget::Megatron);
+        QVERIFY2(ub.text.find("#   exec.fp8_reduce_scatter: Megatron-LM reads it from the YAML file --tp-comm-overlap-cfg") !=
+                     std::string::npos, ub.text.c_str());
+        QVERIFY(ub.text.find("    --tp-comm-overlap\n") != std::string::npos);
     }
 
     void recognisedByContent_data() {

@@ -77,6 +77,7 @@ const Entry kExec[] = {
     {"fp8_attention", "FP8 attention", kPrecision, fp8},
     {"attention_output_e5m6", "Attention output in E5M6", kPrecision, fp8},
     {"fp8_params", "FP8 weights (no BF16 copy)", kPrecision, fp8},
+    {"fp8_reduce_scatter", "FP8 forward reduce-scatters", kPrecision, fp8},
     {"activation_func_fp8_input_store", "SwiGLU input kept in FP8", kPrecision, fp8},
     {"param_bytes", "Parameter bytes", kPrecision},
     {"compute_bytes", "Activation bytes", kPrecision},
