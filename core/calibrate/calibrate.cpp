@@ -160,6 +160,10 @@ Calibration calibrate(const RunsFile& file, const std::vector<std::string>& fit)
         if (m.scenario.cluster.calibration)
             refuse("runs", m.label + ": cluster.calibration: a run to calibrate on is priced with the built-in "
                                      "efficiencies; remove it from the scenario");
+        for (const CalibrationParameter* q : params)
+            if (q->key == "rank_speed_spread" && m.scenario.cluster.rank_speed_spread)
+                refuse("runs", m.label + ": cluster.rank_speed_spread: the fit chooses it; remove it from the scenario, "
+                                         "or leave it out of --fit");
         const ResolvedScenario r = resolve(m.scenario);
         Prepared p{costInput(r), 0};
         if (device.empty()) device = p.input.device.name;

@@ -173,6 +173,7 @@ const std::vector<CalibrationParameter>& calibrationParameters() {
         {"tp_overlap", &DeviceInfo::tpOverlap, &CalibrationSpec::tp_overlap, 0.0, 1.0},
         {"tp_overlap_userbuffers", &DeviceInfo::tpOverlapUserBuffers, &CalibrationSpec::tp_overlap_userbuffers, 0.0, 1.0},
         {"param_gather_overlap", &DeviceInfo::paramGatherOverlap, &CalibrationSpec::param_gather_overlap, 0.0, 1.0},
+        {"rank_speed_spread", &DeviceInfo::rankSpeedSpread, &CalibrationSpec::rank_speed_spread, 0.0, 0.15},
     };
     return kParameters;
 }
@@ -208,6 +209,7 @@ CostInput runCostInput(const ResolvedScenario& r) {
     dev.perNode = cl.nvlink_domain.value_or(*d.devices_per_node);
     dev.leafDevices = cl.leaf_devices.value_or(dev.leafDevices);
     dev.oversubscription = cl.oversubscription.value_or(1.0);
+    dev.rankSpeedSpread = cl.rank_speed_spread.value_or(0.0);  // resolve fills it from a calibration that fits it
     dev.hostLinkBytesPerSecond = d.host_link_gbps.value_or(0) * 1e9;
     dev.hostMemoryBytesPerSecond = d.host_memory_gbps.value_or(0) * 1e9;
     const EfficiencyCurve curve = efficiencyCurve(dev.name);

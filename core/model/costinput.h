@@ -111,6 +111,9 @@ struct DeviceInfo {
     double intraLinkEfficiency = knobs::kIntraLinkEfficiency, interLinkEfficiency = knobs::kInterLinkEfficiency;
     double tpOverlap = knobs::kTpOverlap, tpOverlapUserBuffers = knobs::kTpOverlapUserBuffers;
     double paramGatherOverlap = knobs::kParamGatherOverlap;
+    // Coefficient of variation of the devices' compute speed (cluster.rank_speed_spread,
+    // or a calibration's): the step goes at the slowest device's pace (slowestdevice.h).
+    double rankSpeedSpread = 0;
     // Per device, one direction; the network's is one NIC's rate times cluster.nics_per_device.
     double intraBytesPerSecond = 0, interBytesPerSecond = 0;
     std::int64_t sms = 0;      // streaming multiprocessors (0: not stated)

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "model/layercost.h"
+#include "model/slowestdevice.h"
 #include "model/stagebody.h"
 #include "pipeline/closedform.h"
 #include "pipeline/schedule.h"
@@ -180,7 +181,8 @@ Summary evaluateSimulated(const CostInput& in, const std::vector<SimulatedStage>
 
 }  // namespace
 
-Summary evaluate(const CostInput& in, Estimate* detail) {
+// The strategy priced at the mean device's pace.
+static Summary evaluateAtPace(const CostInput& in, Estimate* detail) {
     const Strategy& st = in.strategy;
     const RunSettings& run = in.run;
     if (in.model.kinds.size() * st.classes.size() > detail::kMaxPairs || st.vpp > std::int64_t(detail::kMaxChunks))
@@ -303,6 +305,27 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
             e.breakdown.bubble = makespan - double(mbn) * maxX;
             e.breakdown.optimizer = tailOptimizer;
         }
+    }
+    return summary;
+}
+
+Summary evaluate(const CostInput& in, Estimate* detail) {
+    const Strategy& st = in.strategy;
+    const std::int64_t devices = st.dp * st.tp * st.pp * st.cp;
+    const double factor = slowestDeviceFactor(in.device.rankSpeedSpread, devices);
+    if (detail) detail->slowestDeviceFactor = 1, detail->breakdown.computeWaitingOnSlowest = 0;
+    if (factor == 1) return evaluateAtPace(in, detail);
+    // The slowest device's kernels: every FLOP and HBM byte at 1/factor of the mean's rate.
+    CostInput slowest = in;
+    slowest.device.peakFlops /= factor;
+    slowest.device.fp8PeakFlops /= factor;
+    slowest.device.hbmBytesPerSecond /= factor;
+    const Summary summary = evaluateAtPace(slowest, detail);
+    if (detail) {
+        detail->mfu /= factor;  // against the device's own peak, not the slowed one
+        detail->slowestDeviceFactor = factor;
+        TimeBreakdown& b = detail->breakdown;
+        b.computeWaitingOnSlowest = (b.compute + b.recompute) * (1 - 1 / factor);
     }
     return summary;
 }

@@ -110,6 +110,9 @@ struct TimeBreakdown {
     // Of compute: how much longer the F&B pairs computed on the SMs DeepEP's kernels left
     // them (exec.moe_deepep_sms of the device's sms), on the busiest device.
     double computeSlowedBySms = 0;
+    // Of compute and recompute: what the mean device waits for the run's slowest one
+    // (cluster.rank_speed_spread, model/slowestdevice.h), on the busiest device.
+    double computeWaitingOnSlowest = 0;
 };
 
 struct Estimate {
@@ -122,6 +125,7 @@ struct Estimate {
     double stepSeconds = 0, bubbleFraction = 0, mfu = 0, tokensPerSecond = 0;
     double modelFlopsPerStep = 0;
     TimeBreakdown breakdown;
+    double slowestDeviceFactor = 1;  // the slowest device's compute time over the mean's
     // What a capacity review compares across clusters: GPU-hours per 10^12 tokens
     // (devices · 10^12 / tokens_per_second / 3600), and with exec.train_tokens stated the
     // run's optimizer steps and its days on this cluster at this step time.

@@ -82,6 +82,11 @@ std::vector<std::string> keyFigures(const Estimate& e) {
     if (b.computeSlowedBySms > 0)
         out.push_back(formatText("Compute includes %s of F&B pairs run on the SMs DeepEP's kernels leave them (moe_deepep_sms)",
                              formatSeconds(b.computeSlowedBySms).c_str()));
+    if (b.computeWaitingOnSlowest > 0)
+        out.push_back(formatText("Compute and recompute include %s of waiting for the slowest of %s devices, %.1f %% slower "
+                                 "than the mean (cluster.rank_speed_spread)",
+                                 formatSeconds(b.computeWaitingOnSlowest).c_str(), withThousands(e.devices).c_str(),
+                                 (e.slowestDeviceFactor - 1) * 100));
     if (b.communicationHiddenBySchedule > 0)
         out.push_back(formatText("The schedule's F&B pairs hide %s more communication on the busiest device",
                              formatSeconds(b.communicationHiddenBySchedule).c_str()));
@@ -231,7 +236,9 @@ std::string estimateJson(const ResolvedScenario& r, const Estimate& e, const Fit
                                {"communication_exposed", e.breakdown.communicationExposed},
                                {"bubble", e.breakdown.bubble}, {"optimizer", e.breakdown.optimizer},
                                {"communication_hidden_by_schedule", e.breakdown.communicationHiddenBySchedule},
-                               {"compute_slowed_by_sms", e.breakdown.computeSlowedBySms}};
+                               {"compute_slowed_by_sms", e.breakdown.computeSlowedBySms},
+                               {"compute_waiting_on_slowest_device", e.breakdown.computeWaitingOnSlowest}};
+    out["slowest_device_factor"] = e.slowestDeviceFactor;
     if (fit) out["fit_suggestions"] = fitJson(*fit);
     return out.dump(2) + "\n";
 }

@@ -105,6 +105,17 @@ void Resolver::resolveCluster() {
     if (const auto& cal = scenarioCalibration(); cal && cal->device && d.name && *cal->device != *d.name)
         refuse("cluster.calibration", "was fitted on " + *cal->device + " runs, and this scenario's device is " + *d.name +
                                           "; calibrate on this device's runs, or remove it");
+    // The devices' speed spread has one owner: the scenario, or the calibration that fitted it.
+    const auto& cal = scenarioCalibration();
+    if (cal && cal->rank_speed_spread && c.rank_speed_spread)
+        refuse("cluster.rank_speed_spread", "the calibration (cluster.calibration) fitted it as " +
+                                                numberText(*cal->rank_speed_spread) + "; state it in one place");
+    else if (cal && cal->rank_speed_spread)
+        fill("cluster.rank_speed_spread", c.rank_speed_spread, *cal->rank_speed_spread, Origin::Derived,
+             "the calibration's fit");
+    else if (!c.rank_speed_spread)
+        fill("cluster.rank_speed_spread", c.rank_speed_spread, 0.0, Origin::Default,
+             "every device as fast as the rest: no published per-GPU figure to assume; state your fleet's, or calibrate");
     if (!d.devices_per_node) return;
     const std::int64_t perNode = *d.devices_per_node;
     // The topology: NVLink domains of whole nodes or whole parts of one, leaf groups of

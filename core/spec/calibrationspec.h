@@ -21,6 +21,7 @@ struct CalibrationSpec {
     std::optional<double> hbm_efficiency;
     std::optional<double> intra_link_efficiency, inter_link_efficiency;
     std::optional<double> tp_overlap, tp_overlap_userbuffers, param_gather_overlap;
+    std::optional<double> rank_speed_spread;
     // What it was fitted on.
     std::optional<std::string> device;          // the device name every run used
     std::optional<std::int64_t> runs;           // how many measured runs
@@ -51,6 +52,9 @@ void visit(Spec& c, V& v) {
            c.tp_overlap_userbuffers, share);
     v.real({"param_gather_overlap", "Share of the distributed optimizer's parameter all-gather hidden under the next "
             "forward with overlap_param_gather (built in: 0.9)"}, c.param_gather_overlap, share);
+    v.real({"rank_speed_spread", "Coefficient of variation of the devices' compute speed, which the slowest device's "
+            "wait grows with (built in: 0; runs at different device counts tell it apart)"}, c.rank_speed_spread,
+           RealRange{0, 0.25});
     v.text({"device", "The device every fitted run used; a scenario on another device refuses this calibration"}, c.device);
     v.integer({"runs", "How many measured runs the fit used"}, c.runs, IntRange{1, 1 << 20});
     v.real({"leave_one_out_percent", "Mean |error| of each run's step predicted by a fit on the other runs", "%"},

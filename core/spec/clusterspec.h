@@ -69,6 +69,8 @@ struct ClusterSpec {
     std::optional<std::int64_t> nvlink_domain, leaf_devices;
     std::optional<double> oversubscription;
     std::optional<double> nics_per_device;  // NICs a device has to itself (0.5: one shared by two)
+    // Coefficient of variation of the devices' compute speed (model/slowestdevice.h).
+    std::optional<double> rank_speed_spread;
 
     bool operator==(const ClusterSpec&) const = default;
 };
@@ -97,6 +99,10 @@ void visit(Spec& c, V& v) {
     v.real({"nics_per_device", "Network interfaces per device, each at the device's inter_node_bandwidth_gbps: a DGX "
             "H100's eight NICs for eight GPUs, 1; four shared by eight devices, 0.5; two per device, 2; unstated, 1"},
            c.nics_per_device, RealRange{0, 64, true, false});
+    v.real({"rank_speed_spread", "How much the devices' speeds differ: the coefficient of variation of one device's "
+            "compute time across the cluster's devices (0.02: 2 %), as a per-GPU GEMM burn-in measures it. A synchronous "
+            "step goes at its slowest device's pace, which grows with the device count; unstated, 0 (every device as fast "
+            "as the rest), or the calibration's fit"}, c.rank_speed_spread, RealRange{0, 0.25});
     v.text({"calibration", "A calibration file written by tessera calibrate (relative to the scenario's folder): its "
             "fitted efficiencies replace the built-in ones"}, c.calibration);
     // clang-format on

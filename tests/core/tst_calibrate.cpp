@@ -95,6 +95,19 @@ double measuredTokensPerSecond(const std::string& path) {
     return 0;
 }
 
+// measured.md's open BF16 rows (DGX Cloud, H100, 8 to 2,304 devices) as a runs file in `dir`.
+std::string bf16Runs(const QString& dir) {
+    std::string runs = "runs:\n";
+    for (const QString& name : QDir(kMeasured).entryList({"dgxc-*-bf16.yaml"}, QDir::Files, QDir::Name)) {
+        const std::string path = (kMeasured + "/" + name).toStdString();
+        runs += "  - {scenario: " + path + ", measured: {tokens_per_second: " + std::to_string(measuredTokensPerSecond(path)) +
+                "}}\n";
+    }
+    const std::string file = (dir + "/runs.yaml").toStdString();
+    writeFileAtomically(file, runs, true);
+    return file;
+}
+
 }  // namespace
 
 class TestCalibrate : public QObject {
@@ -118,6 +131,28 @@ private slots:
         QCOMPARE(*c.spec.runs, std::int64_t(std::size(kShapes)));
         QCOMPARE(*c.spec.device, std::string("NVIDIA H100 SXM 80GB"));
         for (const CalibratedRun& r : c.runs) QVERIFY(std::abs(r.after / r.measuredStep - 1) < 1e-3);
+    }
+
+    // The devices' speed spread costs more the more devices wait for their slowest
+    // (model/slowestdevice.h): runs on 8, 32 and 64 devices tell it from the curve.
+    void recoversTheDevicesSpeedSpread() {
+        QTemporaryDir dir;
+        CalibrationSpec truth = known();
+        truth.rank_speed_spread = 0.03;
+        const RunsFile runs = readRunsFile(writeRuns(dir.path(), allShapes(), truth));
+        const Calibration c =
+            calibrate(runs, {"matmul_ceiling", "matmul_knee_gflop", "inter_link_efficiency", "rank_speed_spread"});
+        QVERIFY(c.spec.rank_speed_spread.has_value());
+        QVERIFY2(std::abs(*c.spec.rank_speed_spread / 0.03 - 1) < 0.01, qPrintable(QString::number(*c.spec.rank_speed_spread)));
+        QVERIFY(std::abs(*c.spec.matmul_ceiling / *truth.matmul_ceiling - 1) < 0.01);
+        QVERIFY(c.meanAfter < 1e-3);
+        // A run that states the spread itself cannot be fitted for it.
+        const Shape stating{"8b-stated", "model: llama3-8b\ncluster: {device: h100-sxm, devices: 8, rank_speed_spread: 0.01}\n"
+                                         "exec: {tp: 1, pp: 1, seq_length: 1024, micro_batch_size: 2, global_batch_size: 64}\n"};
+        const RunsFile withStated = readRunsFile(writeRuns(dir.path(), {&stating, &kShapes[2], &kShapes[4]}, known()));
+        const std::string why = refusal(withStated, {"rank_speed_spread"});
+        QVERIFY2(why.find("8b-stated") != std::string::npos && why.find("the fit chooses it") != std::string::npos, why.c_str());
+        QVERIFY(refusal(withStated, {"matmul_ceiling"}).empty());
     }
 
     void refusesWhatTheRunsCannotDetermine() {
@@ -188,15 +223,7 @@ private slots:
     // twins, which the fit never saw, come out no worse on average.
     void bf16FitLeavesFp8NoWorse() {
         QTemporaryDir dir;
-        std::string runs = "runs:\n";
-        for (const QString& name : QDir(kMeasured).entryList({"dgxc-*-bf16.yaml"}, QDir::Files, QDir::Name)) {
-            const std::string path = (kMeasured + "/" + name).toStdString();
-            runs += "  - {scenario: " + path + ", measured: {tokens_per_second: " +
-                    std::to_string(measuredTokensPerSecond(path)) + "}}\n";
-        }
-        const std::string file = (dir.path() + "/runs.yaml").toStdString();
-        writeFileAtomically(file, runs, true);
-        const Calibration c = calibrate(readRunsFile(file), {"matmul_ceiling", "matmul_knee_gflop"});
+        const Calibration c = calibrate(readRunsFile(bf16Runs(dir.path())), {"matmul_ceiling", "matmul_knee_gflop"});
         QVERIFY(c.runs.size() >= 8);
         QVERIFY(c.meanAfter < c.meanBefore);
         double before = 0, after = 0;
@@ -222,6 +249,17 @@ private slots:
         // overcorrected the FP8 rows (stop 42's note: 4.4 % -> 4.7 %): their GEMMs are half
         // as long, so the same seconds are twice the share.
         QVERIFY(after <= before);
+    }
+
+    // The same rows span 8 to 2,304 H100: fitted beside the curve's ceiling, the devices'
+    // speed spread comes out near nothing, so these runs show no slowest-device effect
+    // that grows with the count (which is why cluster.rank_speed_spread defaults to 0).
+    void publishedRunsShowLittleSpread() {
+        QTemporaryDir dir;
+        const Calibration c = calibrate(readRunsFile(bf16Runs(dir.path())), {"matmul_ceiling", "rank_speed_spread"});
+        qInfo("DGX Cloud BF16 rows: ceiling %.4f, spread %.4f, mean %.1f %% -> %.1f %% (leave-one-out %.1f %%)",
+              *c.spec.matmul_ceiling, *c.spec.rank_speed_spread, c.meanBefore * 100, c.meanAfter * 100, c.leaveOneOut * 100);
+        QVERIFY(*c.spec.rank_speed_spread < 0.005);
     }
 
     void fileRoundTripsAndScenariosReadIt() {

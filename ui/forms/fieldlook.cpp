@@ -210,6 +210,7 @@ const Entry kCluster[] = {
     {"leaf_devices", "Devices per leaf switch", nullptr},
     {"oversubscription", "Oversubscription", nullptr},
     {"nics_per_device", "NICs per device", nullptr},
+    {"rank_speed_spread", "Device speed spread", nullptr},
     {"calibration", "Calibration file", nullptr},
     {"memory", "Device memory", nullptr},
     {"peak_tflops", "Peak TFLOP/s", nullptr},
