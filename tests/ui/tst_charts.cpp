@@ -3,6 +3,8 @@
 // seconds (Qt's own nice numbers once left a third of the chart empty).
 #include <QApplication>
 #include <QChart>
+#include <QAbstractBarSeries>
+#include <QBarSet>
 #include <QChartView>
 #include <QGraphicsSimpleTextItem>
 #include <QGraphicsTextItem>
@@ -84,6 +86,27 @@ private slots:
         const QStringList shown = shownTexts(view);
         QVERIFY2(!shown.contains("...") && !shown.contains(QString::fromUtf8("\u2026")), qPrintable(shown.join(" | ")));
         for (const char* row : {"step", "stage 0", "stage 7"}) QVERIFY2(shown.contains(row), qPrintable(shown.join(" | ")));
+    }
+
+    // The legend says how much of compute is the wait for the slowest device
+    // (cluster.rank_speed_spread), and says nothing of it when every device is as fast.
+    void stepLegendTellsTheSlowestDeviceWait() {
+        auto labels = [](const char* spread) {
+            const core::ResolvedScenario r = core::resolve(core::parseScenario(
+                std::string("model: llama3-8b\ncluster: {device: h100-sxm, devices: 64, rank_speed_spread: ") + spread +
+                    "}\nexec: {tp: 1, pp: 1, seq_length: 2048, global_batch_size: 64}\n",
+                "t.yaml", core::Format::Yaml, ""));
+            std::unique_ptr<QChart> chart(ui::buildStepChart(core::estimate(r), *r.scenario.exec.micro_batch_num));
+            QStringList out;
+            for (QAbstractSeries* series : chart->series())
+                if (auto* bars = qobject_cast<QAbstractBarSeries*>(series))
+                    for (QBarSet* set : bars->barSets()) out << set->label();
+            return out;
+        };
+        const QStringList spread = labels("0.02"), even = labels("0");
+        QVERIFY2(spread.filter("slowest-device wait").size() == 1 && spread.filter("slowest-device wait").first().startsWith("compute"),
+                 qPrintable(spread.join(" | ")));
+        QVERIFY2(even.filter("slowest-device").isEmpty(), qPrintable(even.join(" | ")));
     }
 
     // At the height the Pipeline view gives it, every row of a 16-stage step chart keeps

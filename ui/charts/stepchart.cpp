@@ -84,6 +84,10 @@ QChart* buildStepChart(const core::Estimate& e, std::int64_t microBatches, const
         const double now = e.breakdown.*t.term;
         QString label = QObject::tr("%1 %2").arg(QObject::tr(t.name), secondsText(now));
         if (baseline) label += QStringLiteral(" (%1)").arg(signedSeconds(now - baseline->breakdown.*t.term));
+        // The slowest device's wait is inside compute and recompute (cluster.rank_speed_spread).
+        const bool kernels = t.term == &core::TimeBreakdown::compute || t.term == &core::TimeBreakdown::recompute;
+        if (kernels && e.slowestDeviceFactor > 1 && now > 0)
+            label += QObject::tr(" (%1 slowest-device wait)").arg(secondsText(now * (1 - 1 / e.slowestDeviceFactor)));
         auto* set = new QBarSet(label, series);
         set->setBrush(t.brush);
         set->setBorderColor(t.brush.color().darker(130));
