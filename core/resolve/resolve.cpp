@@ -115,7 +115,8 @@ void Resolver::resolveCluster() {
              "the calibration's fit");
     else if (!c.rank_speed_spread)
         fill("cluster.rank_speed_spread", c.rank_speed_spread, 0.0, Origin::Default,
-             "every device as fast as the rest: no published per-GPU figure to assume; state your fleet's, or calibrate");
+             "every device as fast as the rest, as measured.md's DGX Cloud BF16 runs (8 to 2,304 H100) bear out: fitted, "
+             "0.13 %; state your fleet's, or calibrate");
     if (!d.devices_per_node) return;
     const std::int64_t perNode = *d.devices_per_node;
     // The topology: NVLink domains of whole nodes or whole parts of one, leaf groups of
