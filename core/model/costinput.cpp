@@ -210,6 +210,7 @@ CostInput runCostInput(const ResolvedScenario& r) {
     dev.leafDevices = cl.leaf_devices.value_or(dev.leafDevices);
     dev.oversubscription = cl.oversubscription.value_or(1.0);
     dev.rankSpeedSpread = cl.rank_speed_spread.value_or(0.0);  // resolve fills it from a calibration that fits it
+    dev.devices = cl.devices.value_or(1);
     dev.hostLinkBytesPerSecond = d.host_link_gbps.value_or(0) * 1e9;
     dev.hostMemoryBytesPerSecond = d.host_memory_gbps.value_or(0) * 1e9;
     const EfficiencyCurve curve = efficiencyCurve(dev.name);

@@ -114,6 +114,7 @@ struct DeviceInfo {
     // Coefficient of variation of the devices' compute speed (cluster.rank_speed_spread,
     // or a calibration's): the step goes at the slowest device's pace (slowestdevice.h).
     double rankSpeedSpread = 0;
+    std::int64_t devices = 1;  // cluster.devices (= dp·tp·pp·cp): every one waits for the slowest each step
     // Per device, one direction; the network's is one NIC's rate times cluster.nics_per_device.
     double intraBytesPerSecond = 0, interBytesPerSecond = 0;
     std::int64_t sms = 0;      // streaming multiprocessors (0: not stated)

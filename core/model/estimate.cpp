@@ -181,8 +181,7 @@ Summary evaluateSimulated(const CostInput& in, const std::vector<SimulatedStage>
 
 }  // namespace
 
-// The strategy priced at the mean device's pace.
-static Summary evaluateAtPace(const CostInput& in, Estimate* detail) {
+Summary evaluate(const CostInput& in, Estimate* detail) {
     const Strategy& st = in.strategy;
     const RunSettings& run = in.run;
     if (in.model.kinds.size() * st.classes.size() > detail::kMaxPairs || st.vpp > std::int64_t(detail::kMaxChunks))
@@ -305,27 +304,9 @@ static Summary evaluateAtPace(const CostInput& in, Estimate* detail) {
             e.breakdown.bubble = makespan - double(mbn) * maxX;
             e.breakdown.optimizer = tailOptimizer;
         }
-    }
-    return summary;
-}
-
-Summary evaluate(const CostInput& in, Estimate* detail) {
-    const Strategy& st = in.strategy;
-    const std::int64_t devices = st.dp * st.tp * st.pp * st.cp;
-    const double factor = slowestDeviceFactor(in.device.rankSpeedSpread, devices);
-    if (detail) detail->slowestDeviceFactor = 1, detail->breakdown.computeWaitingOnSlowest = 0;
-    if (factor == 1) return evaluateAtPace(in, detail);
-    // The slowest device's kernels: every FLOP and HBM byte at 1/factor of the mean's rate.
-    CostInput slowest = in;
-    slowest.device.peakFlops /= factor;
-    slowest.device.fp8PeakFlops /= factor;
-    slowest.device.hbmBytesPerSecond /= factor;
-    const Summary summary = evaluateAtPace(slowest, detail);
-    if (detail) {
-        detail->mfu /= factor;  // against the device's own peak, not the slowed one
-        detail->slowestDeviceFactor = factor;
-        TimeBreakdown& b = detail->breakdown;
-        b.computeWaitingOnSlowest = (b.compute + b.recompute) * (1 - 1 / factor);
+        // What the kernels' slowest-device pace (layercost.cpp) added to compute and recompute.
+        e.slowestDeviceFactor = slowestDeviceFactor(in.device.rankSpeedSpread, in.device.devices);
+        e.breakdown.computeWaitingOnSlowest = (e.breakdown.compute + e.breakdown.recompute) * (1 - 1 / e.slowestDeviceFactor);
     }
     return summary;
 }

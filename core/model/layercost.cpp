@@ -6,14 +6,19 @@
 #include "model/coefficients.h"
 #include "model/efficiency.h"
 #include "model/expertcomm.h"
+#include "model/slowestdevice.h"
 
 namespace tessera::core {
 
 using namespace knobs;
 
+// Every kernel runs at the run's slowest device's pace (cluster.rank_speed_spread): the
+// three kernel prices below are the only places the cost model reads the device's peaks.
+static double pace(const DeviceInfo& d) { return slowestDeviceFactor(d.rankSpeedSpread, d.devices); }
+
 double matmulSeconds(double flops, const DeviceInfo& d) {
     if (flops <= 0) return 0;
-    return flops / (d.peakFlops * matmulEfficiency(d.effMax, d.effHalfGflop, flops));
+    return pace(d) * flops / (d.peakFlops * matmulEfficiency(d.effMax, d.effHalfGflop, flops));
 }
 
 double fp8MatmulSeconds(double flops, const DeviceInfo& d) {
@@ -31,13 +36,13 @@ double fp8MatmulSeconds(double flops, const DeviceInfo& d) {
     // A calibration measures this cluster's GEMMs against the built-in curve (its clocks
     // under a power cap, its libraries): an FP8 GEMM is that much slower or faster too,
     // by the ratio a BF16 GEMM of the same work moves, not by the BF16 time it adds.
-    if (d.builtInEffMax <= 0 || (d.effMax == d.builtInEffMax && d.effHalfGflop == d.builtInEffHalfGflop)) return seconds;
-    return seconds * matmulEfficiency(effMax, half, flops) / matmulEfficiency(d.effMax, d.effHalfGflop, flops);
+    if (d.builtInEffMax <= 0 || (d.effMax == d.builtInEffMax && d.effHalfGflop == d.builtInEffHalfGflop)) return pace(d) * seconds;
+    return pace(d) * seconds * matmulEfficiency(effMax, half, flops) / matmulEfficiency(d.effMax, d.effHalfGflop, flops);
 }
 
 double tpOverlapShare(const Strategy& s, const DeviceInfo& d) { return s.tpCommOverlap && s.sp ? d.tpOverlapUserBuffers : d.tpOverlap; }
 
-double memorySeconds(double bytes, const DeviceInfo& d) { return bytes / (d.hbmBytesPerSecond * d.hbmEfficiency); }
+double memorySeconds(double bytes, const DeviceInfo& d) { return pace(d) * bytes / (d.hbmBytesPerSecond * d.hbmEfficiency); }
 
 namespace {
 
