@@ -87,6 +87,12 @@ std::vector<std::string> keyFigures(const Estimate& e) {
                                  "than the mean (cluster.rank_speed_spread)",
                                  formatSeconds(b.computeWaitingOnSlowest).c_str(), withThousands(e.devices).c_str(),
                                  (e.slowestDeviceFactor - 1) * 100));
+    if (e.dpRanksPerNodeOnOneNic > 1)
+        out.push_back(formatText("Data-parallel collectives are priced at one NIC per rank: NCCL can carry this group's %lld "
+                                 "ranks in a node on %lld NICs, up to %lldx faster on the network (not priced; README, the "
+                                 "collectives)",
+                                 (long long)e.dpRanksPerNodeOnOneNic, (long long)e.dpRanksPerNodeOnOneNic,
+                                 (long long)e.dpRanksPerNodeOnOneNic));
     if (b.communicationHiddenBySchedule > 0)
         out.push_back(formatText("The schedule's F&B pairs hide %s more communication on the busiest device",
                              formatSeconds(b.communicationHiddenBySchedule).c_str()));
@@ -239,6 +245,8 @@ std::string estimateJson(const ResolvedScenario& r, const Estimate& e, const Fit
                                {"compute_slowed_by_sms", e.breakdown.computeSlowedBySms},
                                {"compute_waiting_on_slowest_device", e.breakdown.computeWaitingOnSlowest}};
     out["slowest_device_factor"] = e.slowestDeviceFactor;
+    // Absent is not zero: null where no data-parallel ring shares a node's NICs.
+    out["dp_ranks_per_node_priced_on_one_nic"] = e.dpRanksPerNodeOnOneNic > 1 ? json(e.dpRanksPerNodeOnOneNic) : json(nullptr);
     if (fit) out["fit_suggestions"] = fitJson(*fit);
     return out.dump(2) + "\n";
 }

@@ -6,10 +6,13 @@
 
 #include <cmath>
 
+#include <nlohmann/json.hpp>
+
 #include "io/overrides.h"
 #include "io/scenarioio.h"
 #include "model/collectives.h"
 #include "model/estimate.h"
+#include "report/estimatereport.h"
 #include "resolve/resolve.h"
 
 using namespace tessera::core;
@@ -121,6 +124,26 @@ private slots:
         QVERIFY(count > 100);
         QVERIFY2(qFuzzyCompare(buckets.stages[0].time.dp - one.stages[0].time.dp, (count - 1) * perBucket),
                  qPrintable(QString("%1 s more over %2 buckets").arg(buckets.stages[0].time.dp - one.stages[0].time.dp).arg(count)));
+    }
+    // A data-parallel ring with several ranks in a node is priced at one NIC per rank, and
+    // the estimate says so where its figures are read: NCCL could use those ranks' NICs.
+    void sharedNodeRingIsSaidToUseOneNic() {
+        auto said = [](const char* yaml, const QStringList& sets) {
+            Value doc = parseDocument(yaml, "topology.yaml", Format::Yaml);
+            for (const QString& set : sets) applyOverride(doc, set.toStdString());
+            const ResolvedScenario r = resolve(scenarioFromValue(doc, "topology.yaml", ""));
+            const Estimate e = estimate(r);
+            const bool inText = estimateText(r, e, nullptr).find("priced at one NIC per rank") != std::string::npos;
+            const auto json = nlohmann::json::parse(estimateJson(r, e, nullptr))["dp_ranks_per_node_priced_on_one_nic"];
+            // the text and the JSON agree, or the count is -1
+            if (inText == json.is_null()) return std::int64_t(-1);
+            return json.is_null() ? std::int64_t(0) : json.get<std::int64_t>();
+        };
+        QCOMPARE(said(kDataParallel, {}), std::int64_t(8));                        // 64 ranks, 8 a node
+        QCOMPARE(said(kDataParallel, {"exec.tp=4", "exec.dp=16"}), std::int64_t(2));  // 2 of a node's 8
+        QCOMPARE(said(kDataParallel, {"exec.tp=8", "exec.dp=8"}), std::int64_t(0));   // one a node: its own NIC
+        QCOMPARE(said(kDataParallel, {"cluster.devices=8", "exec.dp=8", "exec.global_batch_size=8"}),
+                 std::int64_t(0));  // inside one node: NVLink
     }
 };
 
