@@ -144,6 +144,9 @@ private slots:
         QVERIFY(scenario->toPlainText().contains("Llama-3 70B"));
         auto* estimate = qobject_cast<QPlainTextEdit*>(window.view("estimate"));
         QVERIFY(estimate->toPlainText().contains("Memory per device"));
+        // The estimate's prose wraps at the view's edge; the scenario listing keeps a key a line.
+        QCOMPARE(estimate->lineWrapMode(), QPlainTextEdit::WidgetWidth);
+        QCOMPARE(scenario->lineWrapMode(), QPlainTextEdit::NoWrap);
         // The memory view: a chart with the seven terms and the device line, a table of stages.
         auto* chart = window.view("memory")->findChild<QChartView*>();
         QVERIFY(chart && chart->chart());

@@ -11,7 +11,11 @@ namespace tessera::ui {
 TextView::TextView(Kind kind, Session& session, QWidget* parent) : QPlainTextEdit(parent), m_kind(kind), m_session(session) {
     setReadOnly(true);
     setFont(fixedFont());
-    setLineWrapMode(QPlainTextEdit::NoWrap);
+    // The estimate's prose lines (the step's notes, the faster strategies' moves) run past
+    // any window: they wrap at the view's edge rather than hide behind a scroll bar. Its
+    // tables are narrower than the view at the window's default size. The scenario
+    // listing keeps one key a line.
+    setLineWrapMode(m_kind == Estimate ? QPlainTextEdit::WidgetWidth : QPlainTextEdit::NoWrap);
     connect(&m_session, &Session::evaluated, this, &TextView::update);
     if (m_kind == Estimate) connect(&m_session, &Session::adviceChanged, this, &TextView::update);
     update();
