@@ -306,8 +306,8 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
         }
         // What the kernels' slowest-device pace (layercost.cpp) added to compute and recompute.
         e.slowestDeviceFactor = slowestDeviceFactor(in.device.rankSpeedSpread, in.device.devices);
-        e.breakdown.computeWaitingOnSlowest = (e.breakdown.compute + e.breakdown.recompute) * (1 - 1 / e.slowestDeviceFactor);
-        if (st.dp * st.cp > 1 && ctx.links.dp != Link::Intra && ctx.links.dpPerNode > 1)
+        e.breakdown.computeWaitingOnSlowest = slowestDeviceWait(e.breakdown.compute + e.breakdown.recompute, e.slowestDeviceFactor);
+        if (ctx.links.dp != Link::Intra && ctx.links.dpPerNode > 1)
             e.dpRanksPerNodeOnOneNic = ctx.links.dpPerNode;
     }
     return summary;

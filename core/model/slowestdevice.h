@@ -26,4 +26,8 @@ inline double slowestDeviceFactor(double spread, std::int64_t devices) {
     return spread > 0 && devices > 1 ? 1 + spread * expectedMaxOfNormals(devices) : 1.0;
 }
 
+// Of `seconds` of kernels run at the slowest device's pace (`factor` above), the part
+// that is waiting for it: what the mean device would not have taken.
+inline double slowestDeviceWait(double seconds, double factor) { return seconds * (1 - 1 / factor); }
+
 }  // namespace tessera::core

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "charts/niceaxis.h"
+#include "model/slowestdevice.h"
 #include "style/palette.h"
 #include "style/text.h"
 
@@ -87,7 +88,7 @@ QChart* buildStepChart(const core::Estimate& e, std::int64_t microBatches, const
         // The slowest device's wait is inside compute and recompute (cluster.rank_speed_spread).
         const bool kernels = t.term == &core::TimeBreakdown::compute || t.term == &core::TimeBreakdown::recompute;
         if (kernels && e.slowestDeviceFactor > 1 && now > 0)
-            label += QObject::tr(" (%1 slowest-device wait)").arg(secondsText(now * (1 - 1 / e.slowestDeviceFactor)));
+            label += QObject::tr(" (%1 slowest-device wait)").arg(secondsText(core::slowestDeviceWait(now, e.slowestDeviceFactor)));
         auto* set = new QBarSet(label, series);
         set->setBrush(t.brush);
         set->setBorderColor(t.brush.color().darker(130));
