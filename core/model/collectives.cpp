@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <utility>
+#include <vector>
 
 #include "model/coefficients.h"
 
@@ -11,19 +14,66 @@ using namespace knobs;
 
 namespace {
 
-// Of the ranks in a group spanning `dims` of a grid numbered in rank order, how many
-// share one NVLink domain of perNode devices: each dimension's extent that still fits
-// in the domain beside the dimensions numbered inside it.
-template <class Size>
-std::int64_t ranksPerNode(const Strategy& s, std::int64_t perNode, Size size, std::initializer_list<RankDim> dims) {
+// One axis of a rank grid, innermost first: its extent and whether the group spans it.
+struct Axis {
+    std::int64_t size = 1;
+    bool member = false;
+};
+using Grid = std::vector<Axis>;
+
+// Of a group's ranks, how many share one NVLink domain of perNode devices: each spanned
+// axis's extent that still fits in the domain beside the axes numbered inside it.
+std::int64_t ranksPerNode(const Grid& grid, std::int64_t perNode) {
     std::int64_t block = 1, members = 1;
-    for (RankDim d : s.rankOrder) {
-        const std::int64_t extent = std::max<std::int64_t>(1, size(d));
+    for (const Axis& a : grid) {
+        const std::int64_t extent = std::max<std::int64_t>(1, a.size);
         const std::int64_t room = block <= perNode ? perNode / block : 0;
-        if (std::find(dims.begin(), dims.end(), d) != dims.end() && room > 1) members *= std::min(room, extent);
+        if (a.member && room > 1) members *= std::min(room, extent);
         block *= extent;
     }
     return members;
+}
+
+// The link a group rides: it stays in a node when every axis it spans, and every axis
+// inside those, fit in one node together; past a leaf group of an oversubscribed
+// fabric it crosses the spine.
+Link gridLink(const Grid& grid, const DeviceInfo& device) {
+    std::int64_t block = 1, outermost = 0;
+    for (const Axis& a : grid) {
+        block *= std::max<std::int64_t>(1, a.size);
+        if (a.member && a.size > 1) outermost = block;
+    }
+    if (outermost <= device.perNode) return Link::Intra;
+    return outermost > device.leafDevices && device.oversubscription > 1 ? Link::Spine : Link::Inter;
+}
+
+// A grid whose axes in `dims` the group spans.
+template <class Size>
+Grid gridOf(const Strategy& s, Size size, std::initializer_list<RankDim> dims) {
+    Grid g;
+    for (RankDim d : s.rankOrder) g.push_back({size(d), std::find(dims.begin(), dims.end(), d) != dims.end()});
+    return g;
+}
+
+// A data-parallel group split into shards of `shard` ranks (the innermost ones of the
+// axes in `domain`) and the replicas of each shard across the rest: each axis the group
+// spans becomes its shard part (gcd with what is left to place) inside its replica part.
+// Returns the shard's grid and the replicas' grid.
+template <class Size>
+std::pair<Grid, Grid> splitGrids(const Strategy& s, Size size, std::initializer_list<RankDim> group,
+                                 std::initializer_list<RankDim> domain, std::int64_t shard) {
+    Grid inner, outer;
+    std::int64_t left = std::max<std::int64_t>(1, shard);
+    for (RankDim d : s.rankOrder) {
+        const std::int64_t n = std::max<std::int64_t>(1, size(d));
+        const bool spans = std::find(group.begin(), group.end(), d) != group.end();
+        const bool shards = spans && std::find(domain.begin(), domain.end(), d) != domain.end();
+        const std::int64_t part = shards ? std::gcd(n, left) : 1;
+        left /= part;
+        inner.push_back({part, shards}), inner.push_back({n / part, false});
+        outer.push_back({part, false}), outer.push_back({n / part, spans});
+    }
+    return {inner, outer};
 }
 
 }  // namespace
@@ -32,8 +82,7 @@ GroupLinks groupLinks(const Strategy& s, const DeviceInfo& device) {
     const std::int64_t perNode = device.perNode;
     // Ranks are numbered dimension by dimension in rank order, innermost first, once for
     // the dense layers' grid and once for the expert layers' (MoE parallel folding:
-    // expertgrid.h). A group stays in a node when every dimension it spans, and every
-    // dimension inside those, fits in one node together.
+    // expertgrid.h).
     const ExpertGrid experts = expertGridOf(s);
     auto dense = [&](RankDim d) -> std::int64_t {
         switch (d) {
@@ -55,30 +104,35 @@ GroupLinks groupLinks(const Strategy& s, const DeviceInfo& device) {
         }
         return 1;
     };
-    auto link = [&](auto size, std::initializer_list<RankDim> dims) {
-        std::int64_t block = 1, outermost = 0;
-        bool any = false;
-        for (std::size_t i = 0; i < s.rankOrder.size(); ++i) {
-            block *= size(s.rankOrder[i]);
-            if (std::find(dims.begin(), dims.end(), s.rankOrder[i]) != dims.end() && size(s.rankOrder[i]) > 1)
-                outermost = block, any = true;
-        }
-        if (!any || outermost <= perNode) return Link::Intra;
-        return outermost > device.leafDevices && device.oversubscription > 1 ? Link::Spine : Link::Inter;
+    auto group = [&](Link& link, std::int64_t& members, const Grid& grid) {
+        link = gridLink(grid, device);
+        members = ranksPerNode(grid, perNode);
     };
     GroupLinks g;
-    g.tp = link(dense, {RankDim::Tp});
-    g.cp = link(dense, {RankDim::Cp});
-    g.dp = link(dense, {RankDim::Cp, RankDim::Dp});  // gradients reduce over dp·cp
-    g.pp = link(dense, {RankDim::Pp});
-    g.etp = link(expert, {RankDim::Tp});
-    g.ep = link(expert, {RankDim::Ep});
-    g.edp = link(expert, {RankDim::Dp});  // expert replicas
-    g.tpPerNode = ranksPerNode(s, perNode, dense, {RankDim::Tp});
-    g.dpPerNode = ranksPerNode(s, perNode, dense, {RankDim::Cp, RankDim::Dp});
-    g.etpPerNode = ranksPerNode(s, perNode, expert, {RankDim::Tp});
-    g.edpPerNode = ranksPerNode(s, perNode, expert, {RankDim::Dp});
-    g.epPerNode = ranksPerNode(s, perNode, expert, {RankDim::Ep});
+    group(g.tp, g.tpPerNode, gridOf(s, dense, {RankDim::Tp}));
+    std::int64_t unused = 1;
+    group(g.cp, unused, gridOf(s, dense, {RankDim::Cp}));
+    group(g.dp, g.dpPerNode, gridOf(s, dense, {RankDim::Cp, RankDim::Dp}));  // gradients reduce over dp·cp
+    group(g.pp, unused, gridOf(s, dense, {RankDim::Pp}));
+    group(g.etp, g.etpPerNode, gridOf(s, expert, {RankDim::Tp}));
+    group(g.ep, g.epPerNode, gridOf(s, expert, {RankDim::Ep}));
+    group(g.edp, g.edpPerNode, gridOf(s, expert, {RankDim::Dp}));  // expert replicas
+    // The optimizer's shards (exec.optimizer_shard over dp·cp, or over dp alone unless
+    // shard_spans_cp; exec.expert_shard over the expert replicas) and their replicas.
+    const std::int64_t shard = s.optimizerSharded ? s.optimizerShard : s.dp * s.cp;
+    const bool overCp = s.shardSpansCp || !s.optimizerSharded;
+    const auto [denseShard, denseReplica] =
+        splitGrids(s, dense, {RankDim::Cp, RankDim::Dp},
+                   overCp ? std::initializer_list<RankDim>{RankDim::Cp, RankDim::Dp} : std::initializer_list<RankDim>{RankDim::Dp},
+                   shard);
+    g.dpShard.ranks = shard, g.dpShard.replicas = (s.dp * s.cp) / std::max<std::int64_t>(1, shard);
+    group(g.dpShard.shardLink, g.dpShard.shardPerNode, denseShard);
+    group(g.dpShard.replicaLink, g.dpShard.replicaPerNode, denseReplica);
+    const std::int64_t expertShard = s.optimizerSharded ? s.expertShard : experts.dp;
+    const auto [expertShardGrid, expertReplica] = splitGrids(s, expert, {RankDim::Dp}, {RankDim::Dp}, expertShard);
+    g.edpShard.ranks = expertShard, g.edpShard.replicas = experts.dp / std::max<std::int64_t>(1, expertShard);
+    group(g.edpShard.shardLink, g.edpShard.shardPerNode, expertShardGrid);
+    group(g.edpShard.replicaLink, g.edpShard.replicaPerNode, expertReplica);
     return g;
 }
 

@@ -24,11 +24,22 @@ struct CollectiveCost {
 // on the expert grid etp x ep x expert dp x pp in the same order, cp folded away
 // (resolve/expertgrid.h; Megatron-LM's expert RankGenerator). With each, the ranks of
 // one group that share an NVLink domain (the group's size when it stays in one).
+// A data-parallel group whose optimizer shards span `ranks` of it (exec.optimizer_shard,
+// expert_shard): gradients reduce-scatter inside a shard group (its innermost ranks, as
+// torchtitan's HSDP mesh and Megatron-LM's distributed-optimizer instances number them)
+// and all-reduce across its `replicas`; parameters gather inside a shard group.
+struct ShardGroups {
+    std::int64_t ranks = 1, replicas = 1;
+    Link shardLink = Link::Intra, replicaLink = Link::Intra;
+    std::int64_t shardPerNode = 1, replicaPerNode = 1;
+};
+
 struct GroupLinks {
     Link tp = Link::Intra, cp = Link::Intra, ep = Link::Intra, dp = Link::Intra, edp = Link::Intra, pp = Link::Intra;
     Link etp = Link::Intra;      // the expert layers' tensor-parallel group
     std::int64_t epPerNode = 1;  // ranks of one expert-parallel group that share a node
     std::int64_t tpPerNode = 1, dpPerNode = 1, edpPerNode = 1, etpPerNode = 1;
+    ShardGroups dpShard, edpShard;  // the dp·cp group and the expert replicas, as the optimizer shards them
 };
 GroupLinks groupLinks(const Strategy& s, const DeviceInfo& device);
 // The same in a cluster of `perNode` devices per NVLink domain and no spine in any path.

@@ -18,6 +18,15 @@ namespace {
 
 // Whether stage `stage` holds the same layers, kind by kind, as the stage before it:
 // then both have one body (the middle stages of an even split).
+// Of the rings a data-parallel group's gradients and parameters run (the whole group's,
+// or its shard groups' and their replicas'), the most ranks of one that cross the network
+// from a single NVLink domain; 0 when none does with more than one.
+std::int64_t ranksSharingNics(Link link, std::int64_t perNode, const ShardGroups& g) {
+    auto crossing = [](Link l, std::int64_t n) { return l != Link::Intra && n > 1 ? n : std::int64_t(0); };
+    if (g.replicas <= 1) return crossing(link, perNode);
+    return std::max(crossing(g.shardLink, g.shardPerNode), crossing(g.replicaLink, g.replicaPerNode));
+}
+
 bool sameLayers(const detail::StageContext& ctx, std::int64_t stage) {
     if (!ctx.in.strategy.layerClass.empty()) return false;  // counting classes walks every layer: not worth it
     std::int64_t a[detail::kMaxPairs], b[detail::kMaxPairs];
@@ -198,6 +207,7 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
     double stragglerComm = 0, stragglerRecompute = 0, tailDp = 0, tailOptimizer = 0;
     double modelFlopsForward = 0;  // per micro-batch per replica
     double maxDeviceParams = 0;
+    bool expertWeights = false;  // some stage holds routed experts
     const bool simulated = simulatedPrice(in);  // (evaluateSimulated)
     thread_local std::vector<SimulatedStage> slots;
     if (simulated) slots.assign(std::size_t(p), SimulatedStage{});
@@ -207,6 +217,7 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
         const bool middle = stage > 0 && stage < p - 1;
         if (!(middle && stage > 1 && sameLayers(ctx, stage))) body = detail::stageBody(ctx, stage);
         maxDeviceParams = std::max(maxDeviceParams, body.params + body.expertParams + body.frozenParams);
+        expertWeights = expertWeights || body.expertParams > 0;
         modelFlopsForward += body.modelFlopsForward;
         if (simulated) {  // priced with its mirror stage, or its V's two chunks, below
             SimulatedStage& slot = slots[std::size_t(stage)];
@@ -307,8 +318,12 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
         // What the kernels' slowest-device pace (layercost.cpp) added to compute and recompute.
         e.slowestDeviceFactor = slowestDeviceFactor(in.device.rankSpeedSpread, in.device.devices);
         e.breakdown.computeWaitingOnSlowest = slowestDeviceWait(e.breakdown.compute + e.breakdown.recompute, e.slowestDeviceFactor);
-        if (ctx.links.dp != Link::Intra && ctx.links.dpPerNode > 1)
-            e.dpRanksPerNodeOnOneNic = ctx.links.dpPerNode;
+        if (!run.frozen) {
+            const GroupLinks& l = ctx.links;
+            if (st.dp * st.cp > 1) e.dpRanksPerNodeOnOneNic = ranksSharingNics(l.dp, l.dpPerNode, l.dpShard);
+            if (expertWeights && expertGridOf(st).dp > 1)
+                e.expertDpRanksPerNodeOnOneNic = ranksSharingNics(l.edp, l.edpPerNode, l.edpShard);
+        }
     }
     return summary;
 }

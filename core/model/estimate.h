@@ -126,10 +126,12 @@ struct Estimate {
     double modelFlopsPerStep = 0;
     TimeBreakdown breakdown;
     double slowestDeviceFactor = 1;  // the slowest device's compute time over the mean's
-    // A data-parallel group (dp·cp) that crosses the network with more than one rank in an
-    // NVLink domain: how many. Its ring is priced at one NIC per rank; NCCL can carry it
-    // on that many NICs (README, the collectives), which Tessera does not price. 0 otherwise.
-    std::int64_t dpRanksPerNodeOnOneNic = 0;
+    // A data-parallel ring (over dp·cp, or an optimizer shard group or its replicas) that
+    // crosses the network with more than one rank in an NVLink domain: how many. It is
+    // priced at one NIC per rank; NCCL can carry it on that many NICs (README, the
+    // collectives), which Tessera does not price. 0 otherwise. The same for the routed
+    // experts' replicas (expert data parallelism).
+    std::int64_t dpRanksPerNodeOnOneNic = 0, expertDpRanksPerNodeOnOneNic = 0;
     // What a capacity review compares across clusters: GPU-hours per 10^12 tokens
     // (devices · 10^12 / tokens_per_second / 3600), and with exec.train_tokens stated the
     // run's optimizer steps and its days on this cluster at this step time.

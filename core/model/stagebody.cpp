@@ -402,15 +402,37 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
         auto ring = [&](double bytes, double count, std::int64_t n, Link link, std::int64_t perNode) {
             return inBuckets(bytes, count, [&](double one) { return allGather(one, n, link, dev, perNode); }).seconds;
         };
+        auto reduce = [&](double bytes, double count, std::int64_t n, Link link, std::int64_t perNode) {
+            return inBuckets(bytes, count, [&](double one) { return allReduce(one, n, link, dev, perNode); }).seconds;
+        };
+        // A sharded group's gradients: a reduce-scatter over the whole group when one shard
+        // spans it, else over the shard group, then its shard all-reduced across the
+        // replicas (torchtitan's HSDP, Megatron-LM's distributed-optimizer instances);
+        // its parameters gather inside the shard group.
+        auto shardReduce = [&](double bytes, double count, std::int64_t n, Link link, std::int64_t perNode,
+                               const ShardGroups& g) {
+            if (g.replicas <= 1) return ring(bytes, count, n, link, perNode);
+            return ring(bytes, count, g.ranks, g.shardLink, g.shardPerNode) +
+                   reduce(bytes / double(g.ranks), count, g.replicas, g.replicaLink, g.replicaPerNode);
+        };
+        auto shardGather = [&](double bytes, double count, std::int64_t n, Link link, std::int64_t perNode,
+                               const ShardGroups& g) {
+            if (g.replicas <= 1) return ring(bytes, count, n, link, perNode);
+            return ring(bytes, count, g.ranks, g.shardLink, g.shardPerNode);
+        };
+        const GroupLinks& l = ctx.links;
         if (st.fsdp) {
             // Every micro-batch gathers each layer before its forward (and again before its
-            // backward when resharded) and reduce-scatters its gradients after. With the
+            // backward when resharded) and reduce-scatters its gradients after, the routed
+            // experts' over their own replicas. With the
             // overlap switches (FSDP2's prefetch of the next layer, its reduce-scatter on
             // a side stream) one layer's transfer runs under another layer's compute:
             // the first waits, the rest show by what they outlast the compute.
             const double pieces = double(std::max<std::int64_t>(1, b.layers));  // one transfer per layer
-            const double rs = ring(params * Bg, pieces, group, ctx.links.dp, ctx.links.dpPerNode);
-            const double ag = ring(params * Bp, pieces, group, ctx.links.dp, ctx.links.dpPerNode);
+            const double rs = shardReduce(params * Bg, pieces, group, l.dp, l.dpPerNode, l.dpShard) +
+                              shardReduce(expertParams * Bg, pieces, expertGroup, l.edp, l.edpPerNode, l.edpShard);
+            const double ag = shardGather(params * Bp, pieces, group, l.dp, l.dpPerNode, l.dpShard) +
+                              shardGather(expertParams * Bp, pieces, expertGroup, l.edp, l.edpPerNode, l.edpShard);
             const double backwardMoves = rs + (st.reshard ? ag : 0);
             // A layer's backward runs its recomputed forward first (full or selective), and
             // the transfers run beside that too (FSDP2: the reduce-scatter of layer i under
@@ -429,18 +451,15 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
             time.forwardComm += forwardExposed, time.backwardComm += backwardExposed;
             time.exposed.dp += forwardExposed + backwardExposed;
         } else if (st.optimizerSharded) {
-            const GroupLinks& l = ctx.links;
-            time.dp = ring(params * Bg, denseBuckets, group, l.dp, l.dpPerNode) +  // reduce-scatter
-                      ring(expertParams * Bg, expertBuckets, expertGroup, l.edp, l.edpPerNode);
-            paramGather = ring(params * Bp - fp8Dense * (Bp - kFp8ParamBytes), denseBuckets, group, l.dp, l.dpPerNode) +
-                          ring(expertParams * Bp - fp8Expert * (Bp - kFp8ParamBytes), expertBuckets, expertGroup, l.edp,
-                               l.edpPerNode);
+            time.dp = shardReduce(params * Bg, denseBuckets, group, l.dp, l.dpPerNode, l.dpShard) +
+                      shardReduce(expertParams * Bg, expertBuckets, expertGroup, l.edp, l.edpPerNode, l.edpShard);
+            paramGather = shardGather(params * Bp - fp8Dense * (Bp - kFp8ParamBytes), denseBuckets, group, l.dp, l.dpPerNode,
+                                      l.dpShard) +
+                          shardGather(expertParams * Bp - fp8Expert * (Bp - kFp8ParamBytes), expertBuckets, expertGroup, l.edp,
+                                      l.edpPerNode, l.edpShard);
         } else {
-            auto reduce = [&](double bytes, double count, std::int64_t n, Link link, std::int64_t perNode) {
-                return inBuckets(bytes, count, [&](double one) { return allReduce(one, n, link, dev, perNode); }).seconds;
-            };
-            time.dp = reduce(params * Bg, denseBuckets, group, ctx.links.dp, ctx.links.dpPerNode) +
-                      reduce(expertParams * Bg, expertBuckets, expertGroup, ctx.links.edp, ctx.links.edpPerNode);
+            time.dp = reduce(params * Bg, denseBuckets, group, l.dp, l.dpPerNode) +
+                      reduce(expertParams * Bg, expertBuckets, expertGroup, l.edp, l.edpPerNode);
         }
         // The reduction overlaps the last micro-batch's backward bucket by bucket
         // (exposedReduce); the parameter gather the next step's forward, by the fitted

@@ -87,12 +87,15 @@ std::vector<std::string> keyFigures(const Estimate& e) {
                                  "than the mean (cluster.rank_speed_spread)",
                                  formatSeconds(b.computeWaitingOnSlowest).c_str(), withThousands(e.devices).c_str(),
                                  (e.slowestDeviceFactor - 1) * 100));
-    if (e.dpRanksPerNodeOnOneNic > 1)
-        out.push_back(formatText("Data-parallel collectives are priced at one NIC per rank: NCCL can carry this group's %lld "
-                                 "ranks in a node on %lld NICs, up to %lldx faster on the network (not priced; README, the "
-                                 "collectives)",
-                                 (long long)e.dpRanksPerNodeOnOneNic, (long long)e.dpRanksPerNodeOnOneNic,
-                                 (long long)e.dpRanksPerNodeOnOneNic));
+    auto oneNic = [&](const char* which, std::int64_t ranks) {
+        if (ranks > 1)
+            out.push_back(formatText("%s collectives are priced at one NIC per rank: NCCL can carry this group's %lld ranks "
+                                     "in a node on %lld NICs, up to %lldx faster on the network (not priced; README, the "
+                                     "collectives)",
+                                     which, (long long)ranks, (long long)ranks, (long long)ranks));
+    };
+    oneNic("Data-parallel", e.dpRanksPerNodeOnOneNic);
+    oneNic("The routed experts' data-parallel", e.expertDpRanksPerNodeOnOneNic);
     if (b.communicationHiddenBySchedule > 0)
         out.push_back(formatText("The schedule's F&B pairs hide %s more communication on the busiest device",
                              formatSeconds(b.communicationHiddenBySchedule).c_str()));
@@ -247,6 +250,8 @@ std::string estimateJson(const ResolvedScenario& r, const Estimate& e, const Fit
     out["slowest_device_factor"] = e.slowestDeviceFactor;
     // Absent is not zero: null where no data-parallel ring shares a node's NICs.
     out["dp_ranks_per_node_priced_on_one_nic"] = e.dpRanksPerNodeOnOneNic > 1 ? json(e.dpRanksPerNodeOnOneNic) : json(nullptr);
+    out["expert_dp_ranks_per_node_priced_on_one_nic"] =
+        e.expertDpRanksPerNodeOnOneNic > 1 ? json(e.expertDpRanksPerNodeOnOneNic) : json(nullptr);
     if (fit) out["fit_suggestions"] = fitJson(*fit);
     return out.dump(2) + "\n";
 }

@@ -12,6 +12,7 @@
 #include "io/scenarioio.h"
 #include "model/collectives.h"
 #include "model/estimate.h"
+#include "model/stagebody.h"
 #include "report/estimatereport.h"
 #include "resolve/resolve.h"
 
@@ -28,11 +29,20 @@ const char* kWideTensor = "model: gpt3-175b\ncluster: {device: h100-sxm, devices
                           "exec: {tp: 16, pp: 4, sequence_parallel: true, seq_length: 2048, global_batch_size: 64,"
                           " recompute: [{first: 0, option: full}]}\n";
 
-Estimate priced(const char* yaml, const QStringList& sets) {
+// Mixtral 8x7B under FSDP on 64 H100: 8 experts over the 8 ranks of a node, each expert
+// replicated on one rank of each of the 8 nodes; every transfer exposed, weights kept
+// gathered after the forward (one gather and one reduce-scatter per layer).
+const char* kMoeFsdp = "model: mixtral-8x7b\ncluster: {device: h100-sxm, devices: 64}\n"
+                       "exec: {tp: 1, pp: 1, ep: 8, seq_length: 4096, global_batch_size: 64, optimizer_parallel: true,"
+                       " grad_shard: true, grad_shard_as_params: true, reshard_params: false,"
+                       " overlapped_grad_reduce: false, overlap_param_gather: false}\n";
+
+ResolvedScenario resolved(const char* yaml, const QStringList& sets) {
     Value doc = parseDocument(yaml, "topology.yaml", Format::Yaml);
     for (const QString& set : sets) applyOverride(doc, set.toStdString());
-    return estimate(resolve(scenarioFromValue(doc, "topology.yaml", "")));
+    return resolve(scenarioFromValue(doc, "topology.yaml", ""));
 }
+Estimate priced(const char* yaml, const QStringList& sets) { return estimate(resolved(yaml, sets)); }
 
 }  // namespace
 
@@ -128,14 +138,17 @@ private slots:
     // A data-parallel ring with several ranks in a node is priced at one NIC per rank, and
     // the estimate says so where its figures are read: NCCL could use those ranks' NICs.
     void sharedNodeRingIsSaidToUseOneNic() {
-        auto said = [](const char* yaml, const QStringList& sets) {
-            Value doc = parseDocument(yaml, "topology.yaml", Format::Yaml);
-            for (const QString& set : sets) applyOverride(doc, set.toStdString());
-            const ResolvedScenario r = resolve(scenarioFromValue(doc, "topology.yaml", ""));
+        // The count the text and the JSON give for the dense group ("Data-parallel ...") or
+        // the experts' replicas, or -1 when they disagree.
+        auto said = [](const char* yaml, const QStringList& sets, bool experts = false) {
+            const ResolvedScenario r = resolved(yaml, sets);
             const Estimate e = estimate(r);
-            const bool inText = estimateText(r, e, nullptr).find("priced at one NIC per rank") != std::string::npos;
-            const auto json = nlohmann::json::parse(estimateJson(r, e, nullptr))["dp_ranks_per_node_priced_on_one_nic"];
-            // the text and the JSON agree, or the count is -1
+            const std::string text = estimateText(r, e, nullptr);
+            const char* line = experts ? "The routed experts' data-parallel collectives are priced at one NIC per rank"
+                                       : "Data-parallel collectives are priced at one NIC per rank";
+            const bool inText = text.find(line) != std::string::npos;
+            const auto json = nlohmann::json::parse(estimateJson(r, e, nullptr))[experts ? "expert_dp_ranks_per_node_priced_on_one_nic"
+                                                                                         : "dp_ranks_per_node_priced_on_one_nic"];
             if (inText == json.is_null()) return std::int64_t(-1);
             return json.is_null() ? std::int64_t(0) : json.get<std::int64_t>();
         };
@@ -144,6 +157,85 @@ private slots:
         QCOMPARE(said(kDataParallel, {"exec.tp=8", "exec.dp=8"}), std::int64_t(0));   // one a node: its own NIC
         QCOMPARE(said(kDataParallel, {"cluster.devices=8", "exec.dp=8", "exec.global_batch_size=8"}),
                  std::int64_t(0));  // inside one node: NVLink
+        QCOMPARE(said(kDataParallel, {}, true), std::int64_t(0));  // a dense model has no expert replicas
+        // Optimizer shards of 8 (HSDP): each shard group inside a node, its replicas one a node.
+        QCOMPARE(said(kDataParallel, {"exec.optimizer_parallel=true", "exec.optimizer_shard=8"}), std::int64_t(0));
+        // Shards of 16: each shard group spans two nodes, 8 ranks in each.
+        QCOMPARE(said(kDataParallel, {"exec.optimizer_parallel=true", "exec.optimizer_shard=16"}), std::int64_t(8));
+        // Mixtral at ep 8: a node holds one replica of each expert, its dense ring 8 ranks.
+        QCOMPARE(said(kMoeFsdp, {}, true), std::int64_t(0));
+        QCOMPARE(said(kMoeFsdp, {}), std::int64_t(8));
+        // At ep 4 a node holds two replicas of each expert: their ring leaves it on one NIC.
+        QCOMPARE(said(kMoeFsdp, {"exec.ep=4"}, true), std::int64_t(2));
+        QCOMPARE(said(kMoeFsdp, {"exec.ep=4", "exec.frozen=true"}, true), std::int64_t(0));  // nothing to reduce
+    }
+
+    // Optimizer shards narrower than the data-parallel group (torchtitan's HSDP, Megatron-LM's
+    // distributed-optimizer instances): gradients reduce-scatter inside a shard group and
+    // all-reduce their shard across its replicas; parameters gather inside a shard group.
+    void shardGroupsReduceThenAllReduceAcrossReplicas() {
+        const QStringList zero1{"exec.optimizer_parallel=true"};
+        const ResolvedScenario r = resolved(kDataParallel, zero1);
+        const CostInput in = costInput(r);
+        const DeviceInfo& d = in.device;
+        const Estimate whole = estimate(r);
+        const double P = whole.perDeviceMaxParameters, G = P * in.run.gradBytes, W = P * in.run.paramBytes;
+        // One shard over all 64 ranks: one reduce-scatter and one gather over 8 nodes, 8 a node.
+        const double wholeExpected = allGather(G, 64, Link::Inter, d, 8).seconds + allGather(W, 64, Link::Inter, d, 8).seconds;
+        QVERIFY2(qFuzzyCompare(whole.stages[0].time.dp, wholeExpected),
+                 qPrintable(QString("%1 s against %2 s").arg(whole.stages[0].time.dp).arg(wholeExpected)));
+        // Shards of 8: a reduce-scatter and a gather on NVLink, then an all-reduce of an
+        // eighth across 8 replicas, one a node.
+        const Estimate eight = priced(kDataParallel, zero1 + QStringList{"exec.optimizer_shard=8"});
+        const double eightExpected = allGather(G, 8, Link::Intra, d, 8).seconds + allReduce(G / 8, 8, Link::Inter, d, 1).seconds +
+                                     allGather(W, 8, Link::Intra, d, 8).seconds;
+        QVERIFY2(qFuzzyCompare(eight.stages[0].time.dp, eightExpected),
+                 qPrintable(QString("%1 s against %2 s").arg(eight.stages[0].time.dp).arg(eightExpected)));
+        QVERIFY(eight.stages[0].time.dp < whole.stages[0].time.dp / 3);  // 0.29 s against 1.07 s
+        // Stated as the whole group, a shard is priced as unstated.
+        QCOMPARE(priced(kDataParallel, zero1 + QStringList{"exec.optimizer_shard=64"}).stages[0].time.dp, whole.stages[0].time.dp);
+
+        // The links themselves, on a tp 2 grid of 8-device nodes: shards of 4 stay in a node,
+        // shards of 8 span two with 4 in each, and their replicas leave it one a node.
+        Strategy s;
+        s.tp = 2, s.dp = 32, s.optimizerSharded = true, s.optimizerShard = 4;
+        GroupLinks g = tessera::core::groupLinks(s, 8);
+        QCOMPARE(g.dpShard.shardLink, Link::Intra);
+        QCOMPARE(g.dpShard.replicas, std::int64_t(8));
+        QCOMPARE(g.dpShard.replicaLink, Link::Inter);
+        QCOMPARE(g.dpShard.replicaPerNode, std::int64_t(1));
+        s.optimizerShard = 8;
+        g = tessera::core::groupLinks(s, 8);
+        QCOMPARE(g.dpShard.shardLink, Link::Inter);
+        QCOMPARE(g.dpShard.shardPerNode, std::int64_t(4));
+        // A shard over dp alone (shard_spans_cp false) leaves the context-parallel ranks as
+        // replicas: tp 2 x cp 2 fit in a node, so their all-reduce rides NVLink.
+        s.cp = 2, s.dp = 16, s.optimizerShard = 16;
+        g = tessera::core::groupLinks(s, 8);
+        QCOMPARE(g.dpShard.replicas, std::int64_t(2));
+        QCOMPARE(g.dpShard.replicaLink, Link::Intra);
+        QCOMPARE(g.dpShard.shardLink, Link::Inter);
+        s.shardSpansCp = true, s.optimizerShard = 32;
+        QCOMPARE(tessera::core::groupLinks(s, 8).dpShard.replicas, std::int64_t(1));
+    }
+
+    // FSDP gathers and reduce-scatters the routed experts' weights too, over each expert's
+    // replicas (torchtitan shards experts over the data-parallel ranks left by ep).
+    void fsdpMovesTheExpertsOverTheirReplicas() {
+        const CostInput in = costInput(resolved(kMoeFsdp, {}));
+        detail::StageContext ctx(in);
+        const detail::StageBody b = detail::stageBody(ctx, 0);
+        QVERIFY(b.expertParams > b.params);  // most of Mixtral's weights are experts'
+        const DeviceInfo& d = in.device;
+        const double pieces = double(b.layers), Bg = in.run.gradBytes, Bp = in.run.paramBytes;
+        // Per layer: the dense weights over 64 ranks (8 a node), the experts' over their 8
+        // replicas (one a node); a gather before the forward, a reduce-scatter after the backward.
+        auto both = [&](double bytes, double expertBytes) {
+            return pieces * (allGather(bytes / pieces, 64, Link::Inter, d, 8).seconds +
+                             allGather(expertBytes / pieces, 8, Link::Inter, d, 1).seconds);
+        };
+        const double expected = both(b.params * Bp, b.expertParams * Bp) + both(b.params * Bg, b.expertParams * Bg);
+        QVERIFY2(qFuzzyCompare(b.time.exposed.dp, expected), qPrintable(QString("%1 s against %2 s").arg(b.time.exposed.dp).arg(expected)));
     }
 };
 
