@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <array>
 #include <numeric>
+#include <tuple>
 #include <utility>
-#include <vector>
 
 #include "model/coefficients.h"
 
@@ -19,7 +20,15 @@ struct Axis {
     std::int64_t size = 1;
     bool member = false;
 };
-using Grid = std::vector<Axis>;
+// A grid of at most two axes per parallel dimension, on the stack: every priced
+// strategy builds several (the search prices hundreds of thousands a second).
+struct Grid {
+    std::array<Axis, 2 * std::tuple_size_v<decltype(Strategy::rankOrder)>> axes{};
+    std::size_t count = 0;
+    void push_back(Axis a) { axes[count++] = a; }
+    const Axis* begin() const { return axes.data(); }
+    const Axis* end() const { return axes.data() + count; }
+};
 
 // Of a group's ranks, how many share one NVLink domain of perNode devices: each spanned
 // axis's extent that still fits in the domain beside the axes numbered inside it.
@@ -118,21 +127,29 @@ GroupLinks groupLinks(const Strategy& s, const DeviceInfo& device) {
     group(g.ep, g.epPerNode, gridOf(s, expert, {RankDim::Ep}));
     group(g.edp, g.edpPerNode, gridOf(s, expert, {RankDim::Dp}));  // expert replicas
     // The optimizer's shards (exec.optimizer_shard over dp·cp, or over dp alone unless
-    // shard_spans_cp; exec.expert_shard over the expert replicas) and their replicas.
-    const std::int64_t shard = s.optimizerSharded ? s.optimizerShard : s.dp * s.cp;
+    // shard_spans_cp; exec.expert_shard over the expert replicas) and their replicas; a
+    // shard over the whole group is the group (its grids are not built again: every
+    // priced strategy comes here).
+    auto sharded = [&](ShardGroups& out, std::int64_t members, std::int64_t ranks, Link whole, std::int64_t wholePerNode,
+                       auto split) {
+        out.ranks = std::max<std::int64_t>(1, ranks), out.replicas = std::max<std::int64_t>(1, members / out.ranks);
+        if (out.replicas == 1) {
+            out.shardLink = whole, out.shardPerNode = wholePerNode;
+            return;
+        }
+        const auto [shard, replica] = split(out.ranks);
+        group(out.shardLink, out.shardPerNode, shard);
+        group(out.replicaLink, out.replicaPerNode, replica);
+    };
     const bool overCp = s.shardSpansCp || !s.optimizerSharded;
-    const auto [denseShard, denseReplica] =
-        splitGrids(s, dense, {RankDim::Cp, RankDim::Dp},
-                   overCp ? std::initializer_list<RankDim>{RankDim::Cp, RankDim::Dp} : std::initializer_list<RankDim>{RankDim::Dp},
-                   shard);
-    g.dpShard.ranks = shard, g.dpShard.replicas = (s.dp * s.cp) / std::max<std::int64_t>(1, shard);
-    group(g.dpShard.shardLink, g.dpShard.shardPerNode, denseShard);
-    group(g.dpShard.replicaLink, g.dpShard.replicaPerNode, denseReplica);
-    const std::int64_t expertShard = s.optimizerSharded ? s.expertShard : experts.dp;
-    const auto [expertShardGrid, expertReplica] = splitGrids(s, expert, {RankDim::Dp}, {RankDim::Dp}, expertShard);
-    g.edpShard.ranks = expertShard, g.edpShard.replicas = experts.dp / std::max<std::int64_t>(1, expertShard);
-    group(g.edpShard.shardLink, g.edpShard.shardPerNode, expertShardGrid);
-    group(g.edpShard.replicaLink, g.edpShard.replicaPerNode, expertReplica);
+    sharded(g.dpShard, s.dp * s.cp, s.optimizerSharded ? s.optimizerShard : s.dp * s.cp, g.dp, g.dpPerNode, [&](std::int64_t r) {
+        return splitGrids(s, dense, {RankDim::Cp, RankDim::Dp},
+                          overCp ? std::initializer_list<RankDim>{RankDim::Cp, RankDim::Dp}
+                                 : std::initializer_list<RankDim>{RankDim::Dp},
+                          r);
+    });
+    sharded(g.edpShard, experts.dp, s.optimizerSharded ? s.expertShard : experts.dp, g.edp, g.edpPerNode,
+            [&](std::int64_t r) { return splitGrids(s, expert, {RankDim::Dp}, {RankDim::Dp}, r); });
     return g;
 }
 
