@@ -119,10 +119,9 @@ GroupLinks groupLinks(const Strategy& s, const DeviceInfo& device) {
     };
     GroupLinks g;
     group(g.tp, g.tpPerNode, gridOf(s, dense, {RankDim::Tp}));
-    std::int64_t unused = 1;
-    group(g.cp, unused, gridOf(s, dense, {RankDim::Cp}));
+    g.cp = gridLink(gridOf(s, dense, {RankDim::Cp}), device);
     group(g.dp, g.dpPerNode, gridOf(s, dense, {RankDim::Cp, RankDim::Dp}));  // gradients reduce over dp·cp
-    group(g.pp, unused, gridOf(s, dense, {RankDim::Pp}));
+    g.pp = gridLink(gridOf(s, dense, {RankDim::Pp}), device);
     group(g.etp, g.etpPerNode, gridOf(s, expert, {RankDim::Tp}));
     group(g.ep, g.epPerNode, gridOf(s, expert, {RankDim::Ep}));
     group(g.edp, g.edpPerNode, gridOf(s, expert, {RankDim::Dp}));  // expert replicas
@@ -134,7 +133,7 @@ GroupLinks groupLinks(const Strategy& s, const DeviceInfo& device) {
                        auto split) {
         out.ranks = std::max<std::int64_t>(1, ranks), out.replicas = std::max<std::int64_t>(1, members / out.ranks);
         if (out.replicas == 1) {
-            out.shardLink = whole, out.shardPerNode = wholePerNode;
+            out.ranks = members, out.shardLink = whole, out.shardPerNode = wholePerNode;
             return;
         }
         const auto [shard, replica] = split(out.ranks);

@@ -27,7 +27,9 @@ struct CollectiveCost {
 // A data-parallel group whose optimizer shards span `ranks` of it (exec.optimizer_shard,
 // expert_shard): gradients reduce-scatter inside a shard group (its innermost ranks, as
 // torchtitan's HSDP mesh and Megatron-LM's distributed-optimizer instances number them)
-// and all-reduce across its `replicas`; parameters gather inside a shard group.
+// and all-reduce across its `replicas`; parameters gather inside a shard group. One
+// shard over the whole group (replicas 1) is the group itself: its ranks, link and
+// ranks per node.
 struct ShardGroups {
     std::int64_t ranks = 1, replicas = 1;
     Link shardLink = Link::Intra, replicaLink = Link::Intra;

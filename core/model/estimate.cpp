@@ -16,17 +16,16 @@ namespace tessera::core {
 
 namespace {
 
-// Whether stage `stage` holds the same layers, kind by kind, as the stage before it:
-// then both have one body (the middle stages of an even split).
-// Of the rings a data-parallel group's gradients and parameters run (the whole group's,
-// or its shard groups' and their replicas'), the most ranks of one that cross the network
-// from a single NVLink domain; 0 when none does with more than one.
-std::int64_t ranksSharingNics(Link link, std::int64_t perNode, const ShardGroups& g) {
+// Of the rings a data-parallel group's gradients and parameters run (its shard groups',
+// the whole group when one shard spans it, and their replicas'), the most ranks of one
+// that cross the network from a single NVLink domain; 0 when none does with more than one.
+std::int64_t ranksSharingNics(const ShardGroups& g) {
     auto crossing = [](Link l, std::int64_t n) { return l != Link::Intra && n > 1 ? n : std::int64_t(0); };
-    if (g.replicas <= 1) return crossing(link, perNode);
-    return std::max(crossing(g.shardLink, g.shardPerNode), crossing(g.replicaLink, g.replicaPerNode));
+    return std::max(crossing(g.shardLink, g.shardPerNode), g.replicas > 1 ? crossing(g.replicaLink, g.replicaPerNode) : 0);
 }
 
+// Whether stage `stage` holds the same layers, kind by kind, as the stage before it:
+// then both have one body (the middle stages of an even split).
 bool sameLayers(const detail::StageContext& ctx, std::int64_t stage) {
     if (!ctx.in.strategy.layerClass.empty()) return false;  // counting classes walks every layer: not worth it
     std::int64_t a[detail::kMaxPairs], b[detail::kMaxPairs];
@@ -320,9 +319,9 @@ Summary evaluate(const CostInput& in, Estimate* detail) {
         e.breakdown.computeWaitingOnSlowest = slowestDeviceWait(e.breakdown.compute + e.breakdown.recompute, e.slowestDeviceFactor);
         if (!run.frozen) {
             const GroupLinks& l = ctx.links;
-            if (st.dp * st.cp > 1) e.dpRanksPerNodeOnOneNic = ranksSharingNics(l.dp, l.dpPerNode, l.dpShard);
+            if (st.dp * st.cp > 1) e.dpRanksPerNodeOnOneNic = ranksSharingNics(l.dpShard);
             if (expertWeights && expertGridOf(st).dp > 1)
-                e.expertDpRanksPerNodeOnOneNic = ranksSharingNics(l.edp, l.edpPerNode, l.edpShard);
+                e.expertDpRanksPerNodeOnOneNic = ranksSharingNics(l.edpShard);
         }
     }
     return summary;

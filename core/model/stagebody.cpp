@@ -405,19 +405,15 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
         auto reduce = [&](double bytes, double count, std::int64_t n, Link link, std::int64_t perNode) {
             return inBuckets(bytes, count, [&](double one) { return allReduce(one, n, link, dev, perNode); }).seconds;
         };
-        // A sharded group's gradients: a reduce-scatter over the whole group when one shard
-        // spans it, else over the shard group, then its shard all-reduced across the
-        // replicas (torchtitan's HSDP, Megatron-LM's distributed-optimizer instances);
-        // its parameters gather inside the shard group.
-        auto shardReduce = [&](double bytes, double count, std::int64_t n, Link link, std::int64_t perNode,
-                               const ShardGroups& g) {
-            if (g.replicas <= 1) return ring(bytes, count, n, link, perNode);
+        // A sharded group's gradients: a reduce-scatter inside the shard group (the whole
+        // group when one shard spans it), then its shard all-reduced across the replicas
+        // (torchtitan's HSDP, Megatron-LM's distributed-optimizer instances; nothing with
+        // one); its parameters gather inside the shard group.
+        auto shardReduce = [&](double bytes, double count, const ShardGroups& g) {
             return ring(bytes, count, g.ranks, g.shardLink, g.shardPerNode) +
                    reduce(bytes / double(g.ranks), count, g.replicas, g.replicaLink, g.replicaPerNode);
         };
-        auto shardGather = [&](double bytes, double count, std::int64_t n, Link link, std::int64_t perNode,
-                               const ShardGroups& g) {
-            if (g.replicas <= 1) return ring(bytes, count, n, link, perNode);
+        auto shardGather = [&](double bytes, double count, const ShardGroups& g) {
             return ring(bytes, count, g.ranks, g.shardLink, g.shardPerNode);
         };
         const GroupLinks& l = ctx.links;
@@ -429,10 +425,10 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
             // a side stream) one layer's transfer runs under another layer's compute:
             // the first waits, the rest show by what they outlast the compute.
             const double pieces = double(std::max<std::int64_t>(1, b.layers));  // one transfer per layer
-            const double rs = shardReduce(params * Bg, pieces, group, l.dp, l.dpPerNode, l.dpShard) +
-                              shardReduce(expertParams * Bg, pieces, expertGroup, l.edp, l.edpPerNode, l.edpShard);
-            const double ag = shardGather(params * Bp, pieces, group, l.dp, l.dpPerNode, l.dpShard) +
-                              shardGather(expertParams * Bp, pieces, expertGroup, l.edp, l.edpPerNode, l.edpShard);
+            const double rs = shardReduce(params * Bg, pieces, l.dpShard) +
+                              shardReduce(expertParams * Bg, pieces, l.edpShard);
+            const double ag = shardGather(params * Bp, pieces, l.dpShard) +
+                              shardGather(expertParams * Bp, pieces, l.edpShard);
             const double backwardMoves = rs + (st.reshard ? ag : 0);
             // A layer's backward runs its recomputed forward first (full or selective), and
             // the transfers run beside that too (FSDP2: the reduce-scatter of layer i under
@@ -451,12 +447,9 @@ StageBody stageBody(StageContext& ctx, std::int64_t stage, const StageRanges& ra
             time.forwardComm += forwardExposed, time.backwardComm += backwardExposed;
             time.exposed.dp += forwardExposed + backwardExposed;
         } else if (st.optimizerSharded) {
-            time.dp = shardReduce(params * Bg, denseBuckets, group, l.dp, l.dpPerNode, l.dpShard) +
-                      shardReduce(expertParams * Bg, expertBuckets, expertGroup, l.edp, l.edpPerNode, l.edpShard);
-            paramGather = shardGather(params * Bp - fp8Dense * (Bp - kFp8ParamBytes), denseBuckets, group, l.dp, l.dpPerNode,
-                                      l.dpShard) +
-                          shardGather(expertParams * Bp - fp8Expert * (Bp - kFp8ParamBytes), expertBuckets, expertGroup, l.edp,
-                                      l.edpPerNode, l.edpShard);
+            time.dp = shardReduce(params * Bg, denseBuckets, l.dpShard) + shardReduce(expertParams * Bg, expertBuckets, l.edpShard);
+            paramGather = shardGather(params * Bp - fp8Dense * (Bp - kFp8ParamBytes), denseBuckets, l.dpShard) +
+                          shardGather(expertParams * Bp - fp8Expert * (Bp - kFp8ParamBytes), expertBuckets, l.edpShard);
         } else {
             time.dp = reduce(params * Bg, denseBuckets, group, l.dp, l.dpPerNode) +
                       reduce(expertParams * Bg, expertBuckets, expertGroup, l.edp, l.edpPerNode);
