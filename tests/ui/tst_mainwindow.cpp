@@ -25,6 +25,9 @@
 #include <QFontDatabase>
 #include <QFontInfo>
 #include <QMimeData>
+#include <QImage>
+#include <QPainter>
+#include "export/reviewtables.h"
 #include "imagechecks.h"
 #include "style/reviewmode.h"
 #include "views/layerstrip.h"
@@ -286,6 +289,30 @@ private slots:
         QVERIFY(QFontDatabase::applicationFontFamilies(0).contains("DejaVu Sans"));  // loaded from the resource
         QCOMPARE(QFontInfo(font).family(), QString("DejaVu Sans"));
         QCOMPARE(QFontInfo(tessera::ui::reviewMonoFont()).family(), QString("DejaVu Sans Mono"));
+    }
+
+    // The review's prose wraps inside the page: a key figure longer than the body (the
+    // one-NIC lines are) goes on as an indented continuation instead of off the edge.
+    void reviewLinesWrapInsideTheirWidth() {
+        QImage page(800, 400, QImage::Format_RGB32);
+        page.fill(Qt::white);
+        QPainter p(&page);
+        p.setPen(Qt::black);
+        const QFont font = tessera::ui::reviewFont(9);
+        const QString line = "The routed experts' data-parallel collectives are priced at one NIC per rank: NCCL can carry this "
+                             "group's 2 ranks in a node on 2 NICs, up to 2x faster on the network (not priced; README, the "
+                             "collectives)";
+        const double width = 300, one = tessera::ui::drawLines(p, {"x"}, {0, 0}, font);
+        p.fillRect(page.rect(), Qt::white);
+        const double high = tessera::ui::drawLines(p, {line, "  • a short bullet"}, {10, 0}, font, width);
+        p.end();
+        QVERIFY2(high >= 4 * one, qPrintable(QString("%1 px for lines of %2 px").arg(high).arg(one)));
+        int rightmost = 0;  // nothing drawn past the width
+        for (int y = 0; y < page.height(); ++y)
+            for (int x = 0; x < page.width(); ++x)
+                if (page.pixel(x, y) != qRgb(255, 255, 255)) rightmost = std::max(rightmost, x);
+        QVERIFY2(rightmost <= 10 + width, qPrintable(QString("ink at x = %1").arg(rightmost)));
+        QVERIFY(rightmost > 10 + width / 2);  // and it fills the width, not a word a line
     }
 
     // The search section as a form: a wrong candidate is marked, a good space searches.

@@ -136,13 +136,13 @@ void verdictPage(Pages& pages, const Review& r) {
     QStringList figures;
     for (const std::string& line : core::keyFigures(e)) figures << qs(line);
     if (r.baseline) figures << baselineLine(r);
-    y += drawLines(p, figures, {0, y}, reviewFont(9)) + pages.line() * 0.6;
+    y += drawLines(p, figures, {0, y}, reviewFont(9), body.width()) + pages.line() * 0.6;
     if (r.advice) {  // why it does (not) fit, and the smallest moves that would, each priced as the estimate is
         QStringList moves{qs(r.advice->dominant.sentence), qs(r.advice->summary)};
         for (const core::Suggestion& s : r.advice->suggestions) moves << QStringLiteral("  • ") + qs(s.sentence);
         y += drawLines(p, {e.fits ? QObject::tr("Faster strategies that still fit") : QObject::tr("Why it does not fit, and what would")},
                        {0, y}, reviewFont(10, true));
-        y += drawLines(p, moves, {0, y}, reviewFont(8)) + pages.line() * 0.6;
+        y += drawLines(p, moves, {0, y}, reviewFont(8), body.width()) + pages.line() * 0.6;
     }
 
     QStringList assumptions;
@@ -153,7 +153,7 @@ void verdictPage(Pages& pages, const Review& r) {
     for (const core::NotPriced& n : unpriced)
         assumptions << QObject::tr("NOT PRICED %1: %2 - %3").arg(qs(n.key), qs(n.value), qs(n.why));
     y += drawLines(p, {QObject::tr("Assumptions")}, {0, y}, reviewFont(10, true));
-    y += drawLines(p, assumptions, {0, y}, reviewFont(8)) + pages.line() * 0.3;
+    y += drawLines(p, assumptions, {0, y}, reviewFont(8), body.width()) + pages.line() * 0.3;
     // Every field the scenario left out, with what filled it and why, in columns.
     const core::Value values = core::scenarioValue(resolved.scenario);
     QStringList filled;

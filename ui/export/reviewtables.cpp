@@ -100,13 +100,38 @@ double drawTable(QPainter& painter, const TextTable& t, const QRectF& box, const
     return y - box.top();
 }
 
-double drawLines(QPainter& painter, const QStringList& lines, const QPointF& at, const QFont& font) {
+double drawLines(QPainter& painter, const QStringList& lines, const QPointF& at, const QFont& font, double width) {
     painter.setFont(font);
     const QFontMetricsF metrics(font, painter.device());
+    const double indent = metrics.horizontalAdvance(QStringLiteral("    "));
     double y = at.y();
-    for (const QString& line : lines) {
+    auto put = [&](const QString& text, double x) {
         y += metrics.height();
-        painter.drawText(QPointF(at.x(), y - metrics.descent()), line);
+        painter.drawText(QPointF(x, y - metrics.descent()), text);
+    };
+    for (const QString& line : lines) {
+        if (width <= 0 || metrics.horizontalAdvance(line) <= width) {
+            put(line, at.x());
+            continue;
+        }
+        // Greedy: as many words as fit; a word wider than the room goes on a line of its own.
+        QString rest = line;
+        double x = at.x(), room = width;
+        while (!rest.isEmpty()) {
+            qsizetype cut = rest.size();
+            if (metrics.horizontalAdvance(rest) > room) {
+                qsizetype lead = 0;  // a bullet's indent is not a place to break
+                while (lead < rest.size() && rest[lead] == QLatin1Char(' ')) ++lead;
+                const qsizetype first = rest.indexOf(QLatin1Char(' '), lead);
+                cut = first > 0 ? first : rest.size();
+                for (qsizetype space = first; space > 0 && metrics.horizontalAdvance(rest.left(space)) <= room;
+                     space = rest.indexOf(QLatin1Char(' '), space + 1))
+                    cut = space;
+            }
+            put(rest.left(cut), x);
+            rest = rest.mid(cut).trimmed();
+            x = at.x() + indent, room = width - indent;
+        }
     }
     return y - at.y();
 }

@@ -32,7 +32,9 @@ void drawChart(QPainter& painter, QChart* chart, const QRectF& box, double scale
 void drawWidget(QPainter& painter, QWidget& widget, const QRectF& box, double scale);
 // Returns the height drawn; stops at the box's bottom.
 double drawTable(QPainter& painter, const TextTable& table, const QRectF& box, const QFont& font);
-double drawLines(QPainter& painter, const QStringList& lines, const QPointF& at, const QFont& font);
+// Lines one under another; with a `width`, a line wider than it wraps at spaces, its
+// continuation indented. Returns the height drawn.
+double drawLines(QPainter& painter, const QStringList& lines, const QPointF& at, const QFont& font, double width = 0);
 // Lines in as many columns as the box's height needs; returns the height drawn.
 double drawColumns(QPainter& painter, const QStringList& lines, const QRectF& box, const QFont& font);
 
