@@ -31,15 +31,7 @@ void perSchedule(const char* name, const std::string& head, const char* schedule
 void measure(const char* name, const std::string& yaml) {
     const SearchSetup setup = searchSetup(parseScenario(yaml, name, Format::Yaml, ""));
     double perSecond[2] = {0, 0};
-    // Under the sanitizers (CMakePresets.json's asan test preset) a timing means nothing:
-    // one thread walks every candidate's code once, which is what ASan is there to check;
-    // the two-thread run (tst_search*, and TSan, check threading) would double a ten-minute run.
-    const bool sanitized = qEnvironmentVariableIsSet("TESSERA_SANITIZED");
     for (int threads : {1, 2}) {
-        if (threads == 2 && sanitized) {
-            qInfo("%s: the two-thread run is left out under the sanitizers", name);
-            return;
-        }
         SearchOptions options;
         options.threads = threads;
         const SearchResult r = runSearch(setup, options);
