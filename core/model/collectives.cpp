@@ -152,6 +152,14 @@ GroupLinks groupLinks(const Strategy& s, const DeviceInfo& device) {
     return g;
 }
 
+std::int64_t shardRanksPerNode(const Strategy& s, const DeviceInfo& device) {
+    auto dense = [&](RankDim d) -> std::int64_t {
+        return d == RankDim::Tp ? s.tp : d == RankDim::Cp ? s.cp : d == RankDim::Dp ? s.dp : d == RankDim::Pp ? s.pp : 1;
+    };
+    const Grid grid = s.shardSpansCp ? gridOf(s, dense, {RankDim::Cp, RankDim::Dp}) : gridOf(s, dense, {RankDim::Dp});
+    return ranksPerNode(grid, device.perNode);
+}
+
 double linkBandwidth(Link link, const DeviceInfo& d) {
     if (link == Link::Intra) return d.intraBytesPerSecond * d.intraLinkEfficiency;
     return d.interBytesPerSecond * d.interLinkEfficiency / (link == Link::Spine ? d.oversubscription : 1.0);

@@ -15,11 +15,10 @@ namespace {
 
 std::string row(std::size_t rank, const Candidate& c) {
     char buffer[256];
-    std::snprintf(buffer, sizeof buffer, "%4zu %4lld %3lld %3lld %4lld %3lld %3lld %4lld %5lld %3s %-6s %-10s %-12s %8s %10s %12s\n",
+    std::snprintf(buffer, sizeof buffer, "%4zu %4lld %3lld %3lld %4lld %3lld %3lld %4lld %5lld %3s %-8s %-10s %-12s %8s %10s %12s\n",
                   rank, (long long)c.dp, (long long)c.tp, (long long)c.pp, (long long)c.vpp, (long long)c.cp, (long long)c.ep,
                   (long long)c.mbs, (long long)c.mbn, c.sp ? "yes" : "no",
-                  c.fsdp ? "fsdp" : c.gradSharded ? "zero2" : c.optimizerSharded ? "zero1" : "none",
-                  recomputeName(c.recompute).c_str(), scheduleName(c.schedule), gibNumber(c.peakMemory).c_str(),
+                  c.sharding().c_str(), recomputeName(c.recompute).c_str(), scheduleName(c.schedule), gibNumber(c.peakMemory).c_str(),
                   formatSeconds(c.stepSeconds).c_str(), countText(c.tokensPerSecond).c_str());
     std::string out = buffer;
     if (c.expertTpUsed() != c.tp)  // the expert layers' own TP degree (resolve/expertgrid.h)
@@ -29,7 +28,7 @@ std::string row(std::size_t rank, const Candidate& c) {
     return out;
 }
 
-const char* kHeader = "rank   dp  tp  pp  vpp  cp  ep  mbs  mb#   sp shard  recompute  schedule     peak GiB       step     tokens/s\n";
+const char* kHeader = "rank   dp  tp  pp  vpp  cp  ep  mbs  mb#   sp shard    recompute  schedule     peak GiB       step     tokens/s\n";
 
 nlohmann::ordered_json candidateJson(const Candidate& c) {
     return {{"strategy", toJson(SpecWriter::write(strategyExec(c)))},

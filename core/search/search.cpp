@@ -15,13 +15,20 @@
 
 namespace tessera::core {
 
+std::string Candidate::sharding() const {
+    std::string out = fsdp ? "fsdp" : gradSharded ? "zero2" : optimizerSharded ? "zero1" : "none";
+    if (optimizerSharded && optimizerShard > 0) out += "/" + std::to_string(optimizerShard);
+    return out;
+}
+
 std::string Candidate::label() const {
     char buffer[160];
-    std::snprintf(buffer, sizeof buffer, "dp%lld tp%lld pp%lld vpp%lld cp%lld ep%lld mbs%lld×%lld %s %s%s%s",
+    std::snprintf(buffer, sizeof buffer, "dp%lld tp%lld pp%lld vpp%lld cp%lld ep%lld mbs%lld×%lld %s %s%s",
                   (long long)dp, (long long)tp, (long long)pp, (long long)vpp, (long long)cp, (long long)ep,
                   (long long)mbs, (long long)mbn, recomputeName(recompute).c_str(), scheduleName(schedule),
-                  sp ? " sp" : "", fsdp ? " fsdp" : gradSharded ? " zero2" : optimizerSharded ? " zero1" : "");
+                  sp ? " sp" : "");
     std::string out = buffer;
+    if (fsdp || gradSharded || optimizerSharded) out += " " + sharding();
     if (expertTpUsed() != tp) out += " expert_tp" + std::to_string(expertTpUsed());
     if (plan) {  // the planned placement, when it is not the even split
         bool even = true;

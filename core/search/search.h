@@ -52,6 +52,9 @@ struct Candidate {
     double stepSeconds = 0;
     double tokensPerSecond = 0;
     std::string label() const;  // "dp2 tp8 pp4 vpp1 mbs1 selective", "... per_layer 1f1b planned"
+    // "none", "zero1", "zero2" or "fsdp", and "/n" where a shard spans n ranks by the
+    // space's own value (optimizer_shard listed or auto) rather than the whole group.
+    std::string sharding() const;
 };
 
 struct SearchProgress {

@@ -174,9 +174,12 @@ SearchSetup searchSetup(const Scenario& scenario) {
         sp.etp = counts(search, "etp", e.etp ? std::optional<std::int64_t>(std::max<std::int64_t>(*e.etp, 1)) : std::nullopt, {1},
                         varied);
     }
-    // 0 stands for "the whole data-parallel group", what an unstated shard means.
+    // 0 stands for "the whole data-parallel group", what an unstated shard means. auto
+    // tries it and one shard per NVLink domain (HSDP: gradients reduce-scattered over
+    // NVLink, only a shard's worth all-reduced across the nodes), each candidate the
+    // width its own grid puts in a domain; listed sizes try those.
     sp.optimizerShard = counts(search, "optimizer_shard", e.optimizer_shard ? e.optimizer_shard : std::optional<std::int64_t>(0),
-                               {0}, varied);
+                               {0, kShardPerNode}, varied);
     if (const SearchAxis* a = axis(search, "dp"); a && a->values)
         for (const SearchValue& v : *a->values) sp.dpFilter.push_back(std::get<std::int64_t>(v));
     else if (!a && e.dp) sp.dpFilter.push_back(*e.dp);

@@ -20,6 +20,9 @@
 
 namespace tessera::core {
 
+// optimizer_shard: auto's second value: one shard per NVLink domain (search/validity.cpp).
+inline constexpr std::int64_t kShardPerNode = -1;
+
 enum class Objective : std::uint8_t { StepTime, Memory, TokensPerSecond };
 // PerLayer: the planner chooses every layer's option (plan/planner.h).
 enum class RecomputeMode : std::uint8_t { None, Selective, Full, PerLayer };
@@ -30,7 +33,9 @@ struct SearchSpace {
     // megatronExpertTp, Megatron's (expert_tp: the degree itself); resolve/expertgrid.h.
     std::vector<std::int64_t> etp;
     bool megatronExpertTp = false;
-    std::vector<std::int64_t> optimizerShard;  // ranks a shard spans; 0: the whole data-parallel group
+    // Ranks a shard spans; 0: the whole data-parallel group; kShardPerNode: the group's
+    // ranks in one NVLink domain, each candidate's own (optimizer_shard: auto).
+    std::vector<std::int64_t> optimizerShard;
     // HyperParallel's FSDP degree; it then decides the three sharding axes. 0: not searched.
     std::vector<std::int64_t> dpShard;
     std::vector<std::int64_t> dpFilter, mbnFilter;  // empty: any

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "model/collectives.h"
+
 namespace tessera::core {
 
 std::string refusalText(Refusal r) {
@@ -55,6 +57,9 @@ std::string refusalText(Refusal r) {
     case Refusal::AccumulationOff: return "grad_accumulation: false, but several micro-batches";
     case Refusal::ExpertShardNotDividing: return "expert_shard does not divide the expert data-parallel group";
     case Refusal::DeferredWithoutFsdp: return "deferred_grad_accumulation needs FSDP (grad_shard_as_params)";
+    case Refusal::ShardPerNodeSame:
+        return "optimizer_shard auto's shard per NVLink domain is the whole group here, or one rank, or there is no "
+               "optimizer sharding (the same strategy as another candidate)";
     case Refusal::Fp8ParamsSharding: return "fp8_params needs the distributed optimizer (optimizer_parallel, not FSDP)";
     case Refusal::PlacementNotFitting: return "the stated offset or pp_partition does not place the layers on this pp and vpp";
     case Refusal::Bounded: return "planned at best slower and heavier than the candidates kept (a lower bound, not planned)";
@@ -72,6 +77,7 @@ bool isPruning(Refusal r) {
     case Refusal::SelectiveKeepsEverything:
     case Refusal::ShardingRedundant:
     case Refusal::SeqPipeWithoutSplit:
+    case Refusal::ShardPerNodeSame:
     case Refusal::Bounded: return true;
     default: return false;
     }
@@ -202,6 +208,17 @@ Refusal Validity::check(const std::size_t* d, Candidate& c) const {
     if (m_deferred && !c.fsdp) return Refusal::DeferredWithoutFsdp;
     if (m_fp8Params && (!c.optimizerSharded || c.fsdp)) return Refusal::Fp8ParamsSharding;
     if ((c.gradSharded || c.fsdp) && !c.optimizerSharded) return Refusal::ShardingWithoutOptimizer;
+    if (c.optimizerShard == kShardPerNode) {
+        // One shard per NVLink domain: this candidate's grid says how wide that is. Where
+        // it is the whole group, or one rank (no sharding), it repeats another candidate.
+        const std::int64_t group = c.dp * (m_setup.input.strategy.shardSpansCp ? c.cp : 1);
+        Strategy grid;
+        grid.rankOrder = m_setup.input.strategy.rankOrder, grid.shardSpansCp = m_setup.input.strategy.shardSpansCp;
+        grid.tp = c.tp, grid.cp = c.cp, grid.dp = c.dp, grid.pp = c.pp;
+        const std::int64_t perNode = c.optimizerSharded ? shardRanksPerNode(grid, m_setup.input.device) : 1;
+        if (perNode <= 1 || perNode >= group) return Refusal::ShardPerNodeSame;
+        c.optimizerShard = perNode;
+    }
     if (c.optimizerShard > 0 && !c.optimizerSharded && !c.gradSharded && !c.fsdp) return Refusal::ShardWithoutOptimizer;
     if (c.optimizerShard > 0 && (c.dp * (m_setup.input.strategy.shardSpansCp ? c.cp : 1)) % c.optimizerShard != 0)
         return Refusal::ShardNotDividing;

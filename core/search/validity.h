@@ -71,6 +71,7 @@ enum class Refusal : std::uint8_t {
     SimulationTooLong,
     ExpertTpDisagrees,
     Fp8ParamsSharding,
+    ShardPerNodeSame,
     Count
 };
 inline constexpr std::size_t kRefusalReasons = std::size_t(Refusal::Count);

@@ -20,7 +20,10 @@ std::span<const AxisInfo> searchAxes() {
          "ep · expert_tp divides its tp·cp·dp; search it or etp, not both"},
         {"micro_batch_size", AxisType::Count, true, true},
         {"micro_batch_num", AxisType::Count, true, true},
-        {"optimizer_shard", AxisType::Count, true, false},
+        {"optimizer_shard", AxisType::Count, true, false,
+         "ranks each optimizer shard spans: auto tries one shard over the whole data-parallel group and, where it is "
+         "narrower, one per NVLink domain (HSDP: shards reduce over NVLink, replicas all-reduce across nodes), each "
+         "candidate the width its grid puts in a domain; a list tries those sizes"},
         {"dp_shard", AxisType::Count, true, false,
          "HyperParallel's FSDP degree (fsdp_config.dp_shard_size): 1 shards nothing; n > 1 shards parameters, "
          "gradients and optimizer states over n data-parallel ranks (optimizer_parallel, grad_shard_as_params, "

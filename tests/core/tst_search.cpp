@@ -4,6 +4,8 @@
 #include <QtTest>
 #include <atomic>
 #include <chrono>
+#include <map>
+#include <set>
 #include <thread>
 
 #include "costhelpers.h"
@@ -223,6 +225,46 @@ private slots:
         const ExecSpec e = strategyExec(*whole);
         QCOMPARE(*e.expert_tp, std::int64_t{1});
         QVERIFY(!e.etp);
+    }
+
+    // optimizer_shard: auto tries the whole group and one shard per NVLink domain, each
+    // candidate's own width: 8 ranks at tp 1, 4 at tp 2 on 8-GPU nodes; at tp 8 a node
+    // holds one rank of the group, so only the whole group is tried. On 64 H100 with
+    // full recompute the node's shard is faster (its gradients cross the network an
+    // eighth as much) and heavier (eight times the optimizer states).
+    void optimizerShardAutoTriesOnePerNode() {
+        const SearchSetup setup = setupOf(
+            "model: llama3-8b\ncluster: {device: h100-sxm, devices: 64}\n"
+            "exec: {seq_length: 8192, micro_batch_size: 1, global_batch_size: 128, optimizer_parallel: true,\n"
+            "       recompute: [{first: 0, option: full}]}\n"
+            "search: {space: {tp: [1, 2, 8], pp: [1], optimizer_shard: auto}}\n");
+        QCOMPARE(setup.space.optimizerShard, (std::vector<std::int64_t>{0, kShardPerNode}));
+        const SearchResult r = runSearch(setup);
+        QCOMPARE(r.visited, std::uint64_t(6));
+        QCOMPARE(r.feasible, std::uint64_t(5));
+        QCOMPARE(r.refused.size(), std::size_t(1));
+        QVERIFY(r.refused.begin()->first.starts_with("optimizer_shard auto's shard per NVLink domain"));
+        std::map<std::int64_t, std::set<std::int64_t>> shards;  // tp -> the shards tried
+        for (const Candidate& c : r.top) shards[c.tp].insert(c.optimizerShard);
+        QCOMPARE(shards[1], (std::set<std::int64_t>{0, 8}));
+        QCOMPARE(shards[2], (std::set<std::int64_t>{0, 4}));
+        QCOMPARE(shards[8], (std::set<std::int64_t>{0}));
+        const Candidate& best = r.top.front();
+        QCOMPARE(best.tp, std::int64_t{1});
+        QCOMPARE(best.optimizerShard, std::int64_t{8});
+        QCOMPARE(QString::fromStdString(best.sharding()), QString("zero1/8"));
+        QVERIFY2(best.label().ends_with(" zero1/8"), best.label().c_str());
+        // Written out as the size it is, and priced as that scenario prices it.
+        const ExecSpec e = strategyExec(best);
+        QCOMPARE(*e.optimizer_shard, std::int64_t{8});
+        Estimate stated;
+        evaluate(candidateInput(setup, best), &stated);
+        QCOMPARE(stated.stepSeconds, best.stepSeconds);
+        const auto whole = std::find_if(r.top.begin(), r.top.end(), [](const Candidate& c) { return c.tp == 1 && c.optimizerShard == 0; });
+        QVERIFY(whole != r.top.end());
+        QVERIFY(whole->peakMemory < best.peakMemory);
+        QVERIFY(whole->stepSeconds > best.stepSeconds);
+        QVERIFY(!strategyExec(*whole).optimizer_shard);
     }
 
     // The example scenarios' searches: the best fits, and is at least as fast as the

@@ -168,6 +168,16 @@ private slots:
             "          optimizer_parallel: auto, grad_shard: auto, grad_shard_as_params: auto, optimizer_shard: [2, 4],\n"
             "          recompute: auto, pp_schedule: auto}\n"
             "  constraints: {global_batch_size: 64}\n") << 18000;
+        // optimizer_shard: auto, one shard per NVLink domain where that is narrower than
+        // the group, on grids whose context-parallel ranks the shards leave out (the cp
+        // ranks replicas) or span: 4 nodes of 8 H100, tp 1 to 8, cp 1 or 2, pp 1 or 2.
+        for (const char* spans : {"false", "true"})
+            QTest::newRow(qPrintable(QString("optimizer_shard auto, shard_spans_cp %1").arg(spans))) << QString(
+                "model: llama3-8b\ncluster: {device: h100-sxm, devices: 32}\n"
+                "exec: {seq_length: 4096, shard_spans_cp: " + QString(spans) + "}\n"
+                "search:\n  space: {tp: auto, pp: [1, 2], cp: [1, 2], optimizer_parallel: auto, grad_shard: auto,\n"
+                "          grad_shard_as_params: auto, optimizer_shard: auto, recompute: [full]}\n"
+                "  constraints: {global_batch_size: 64}\n") << 200;
         // One micro-batch per step without gradient accumulation (the seed's B_g = 0),
         // activations sliced over TP: every mbs and TP layout of 64 sequences on 8 GPUs.
         QTest::newRow("no accumulation") << QString(

@@ -78,6 +78,22 @@ private slots:
         QCOMPARE(table->model()->rowCount(), 0);
     }
 
+    // The sharding column names a shard narrower than the group by its ranks (a search
+    // of optimizer_shard: auto or a list), so two candidates that differ only there read apart.
+    void shardingNamesANarrowerShard() {
+        tessera::ui::CandidatesModel model;
+        tessera::core::Candidate whole, node, fsdp, none;
+        whole.optimizerSharded = node.optimizerSharded = fsdp.optimizerSharded = true;
+        node.optimizerShard = 8;
+        fsdp.fsdp = true, fsdp.optimizerShard = 4;
+        model.setCandidates({whole, node, fsdp, none});
+        const auto text = [&](int row) { return model.index(row, tessera::ui::CandidatesModel::Sharding).data().toString(); };
+        QCOMPARE(text(0), QString("ZeRO-1"));
+        QCOMPARE(text(1), QString("ZeRO-1, shard 8"));
+        QCOMPARE(text(2), QString("FSDP, shard 4"));
+        QCOMPARE(text(3), QString("none"));
+    }
+
     void hoverTooltipsStayWhileThePointerRests() {
         MainWindow w({}, nullptr, false);
         w.show();

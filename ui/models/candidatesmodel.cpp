@@ -20,8 +20,11 @@ int CandidatesModel::columnCount(const QModelIndex& parent) const { return paren
 
 namespace {
 QString sharding(const core::Candidate& c) {
-    return c.fsdp ? QStringLiteral("FSDP") : c.gradSharded ? QStringLiteral("ZeRO-2") : c.optimizerSharded ? QStringLiteral("ZeRO-1")
-                                                                                                         : QStringLiteral("none");
+    const QString stage = c.fsdp ? QStringLiteral("FSDP") : c.gradSharded ? QStringLiteral("ZeRO-2")
+                          : c.optimizerSharded                ? QStringLiteral("ZeRO-1")
+                                                              : QStringLiteral("none");
+    // A shard narrower than the group (optimizer_shard listed or auto): its ranks.
+    return c.optimizerSharded && c.optimizerShard > 0 ? QObject::tr("%1, shard %2").arg(stage).arg(c.optimizerShard) : stage;
 }
 // A planned candidate's layers per stage (chunks joined by +), else how the space places them.
 QString layersText(const core::Candidate& c) {
