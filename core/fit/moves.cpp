@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "model/collectives.h"
+#include "model/costinput.h"
 #include "pipeline/closedform.h"
 #include "units/units.h"
 
@@ -56,6 +58,24 @@ void shardingKnobs(const ExecSpec& e, std::vector<Knob>& out) {
                            if ((level >= 3) != (now >= 3)) x.grad_shard_as_params = level >= 3;
                        }});
     }
+}
+
+// The optimizer's shard span, under a distributed optimizer: one shard per NVLink domain
+// (HSDP: gradients reduce-scatter over NVLink, and only a shard's worth all-reduces across
+// the nodes) where that is narrower than the group, and from a narrower one back to one
+// shard over the whole group (unstated).
+void shardSpanKnobs(const ResolvedScenario& r, std::vector<Knob>& out) {
+    if (!*r.scenario.exec.optimizer_parallel) return;
+    const CostInput in = costInput(r);
+    const Strategy& st = in.strategy;
+    const std::int64_t group = st.dp * (st.shardSpansCp ? st.cp : 1), now = st.optimizerShard;
+    const std::int64_t perNode = shardRanksPerNode(st, in.device);
+    if (perNode > 1 && perNode < group && perNode != now)
+        out.push_back({"one optimizer shard per node (optimizer_shard " + num(now) + " → " + num(perNode) + ")", "optimizer shard",
+                       [perNode](ExecSpec& x) { x.optimizer_shard = perNode; }});
+    if (now < group)
+        out.push_back({"one optimizer shard over the whole group (optimizer_shard " + num(now) + " → " + num(group) + ")",
+                       "optimizer shard", [](ExecSpec& x) { x.optimizer_shard.reset(); }});
 }
 
 // A degree doubled and halved (down to 1), each with what the move needs beside it.
@@ -147,6 +167,7 @@ std::vector<Knob> knobsAround(const Scenario& stated, const ResolvedScenario& r)
     std::vector<Knob> out;
     recomputeKnobs(stated, out);
     shardingKnobs(e, out);
+    shardSpanKnobs(r, out);
     tpKnobs(r, devices, out);
     degreeKnobs("pp", *e.pp, r.totalLayers, &ExecSpec::pp, out);
     degreeKnobs("cp", *e.cp, devices, &ExecSpec::cp, out);

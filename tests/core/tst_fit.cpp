@@ -60,6 +60,8 @@ private slots:
             << "llama3-8b-a100x8" << QStringList{"exec.device_memory=48GiB", "exec.recompute=[{first: 0, option: none}]"}
             << false;
         QTest::newRow("mixtral") << "mixtral-8x7b-h100x32" << QStringList{} << true;
+        QTest::newRow("llama3-8b ZeRO-1 over 8 nodes")
+            << "llama3-8b-a100x8" << QStringList{"cluster.devices=64", "exec.dp=32", "exec.micro_batch_num=4", "exec.optimizer_shard=8"} << true;
         QTest::newRow("llama3-70b fp8 in 46 GiB")
             << "llama3-70b-h100x64" << QStringList{"exec.compute_dtype=fp8", "exec.device_memory=46GiB"} << false;
     }
@@ -98,6 +100,28 @@ private slots:
         QVERIFY(!offered(ub + QStringList{"exec.fp8_reduce_scatter=true"}));
         QVERIFY(!offered({"exec.compute_dtype=fp8"}));
         QVERIFY(!offered({"exec.sequence_parallel=true", "exec.tp_comm_overlap=true"}));
+    }
+    // Under a distributed optimizer whose group spans nodes, one shard per node (HSDP) is a
+    // knob, at the width a node holds of the group (4 at tp 2 on 8-GPU nodes); from a
+    // narrower stated shard, back to the whole group. Neither without a distributed
+    // optimizer, nor where a node holds one rank of the group (tp 8).
+    void optimizerShardSpanOffered() {
+        auto knobs = [&](const QStringList& sets) {
+            const Scenario stated = read(documentOf("llama3-8b-a100x8", QStringList{"cluster.devices=64", "exec.dp=32", "exec.micro_batch_num=4"} + sets));
+            const Evaluation now = evaluateScenario(stated);
+            QStringList out;
+            for (const Knob& k : knobsAround(stated, now.resolved))
+                if (k.group == "optimizer shard") out << QString::fromStdString(k.label);
+            return out;
+        };
+        QCOMPARE(knobs({"exec.optimizer_shard=32"}), QStringList{"one optimizer shard per node (optimizer_shard 32 → 4)"});
+        QCOMPARE(knobs({"exec.optimizer_shard=8"}),
+                 (QStringList{"one optimizer shard per node (optimizer_shard 8 → 4)",
+                              "one optimizer shard over the whole group (optimizer_shard 8 → 32)"}));
+        QCOMPARE(knobs({"exec.optimizer_shard=4"}),
+                 QStringList{"one optimizer shard over the whole group (optimizer_shard 4 → 32)"});
+        QCOMPARE(knobs({"exec.optimizer_parallel=false", "exec.optimizer_shard=null"}), QStringList{});
+        QCOMPARE(knobs({"exec.optimizer_shard=8", "exec.tp=8", "exec.dp=8", "exec.micro_batch_num=16"}), QStringList{});
     }
     void suggestionsPriceAsEstimate() {
         QFETCH(QString, id);
