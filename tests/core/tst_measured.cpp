@@ -46,7 +46,9 @@ const std::map<QString, QString>& knownMisses() {
         {"mtnlg-530b-a100x2240",
          "the same shape as Narayanan 2021's 530B row (TP 8, PP 35), which Tessera meets within 10 %; the "
          "DeepSpeed pipeline engine's run reached 126 of Megatron's 163 TFLOP/s, and the source is a secondary "
-         "quotation (measured.md)"},
+         "quotation (measured.md). Its micro-batch size is not stated (1 assumed); the three runs' times fall with "
+         "dp as a pipeline's m + 34 slots do at micro-batch 2 (mtnlgScalingReadsAsMicroBatchTwo), but an unpriced "
+         "cost of some 6 s a step at micro-batch 1 fits them as well, so the assumption stays and the rows fail"},
         {"mtnlg-530b-a100x2800", "as mtnlg-530b-a100x2240"},
         {"mtnlg-530b-a100x3360", "as mtnlg-530b-a100x2240"},
     };
@@ -89,6 +91,33 @@ private slots:
         if (auto it = knownMisses().find(id); it != knownMisses().end())
             QEXPECT_FAIL("", qPrintable(figure + ": " + it->second), Continue);
         QVERIFY2(std::abs(error) <= 0.10, qPrintable(figure));
+    }
+
+    // The MT-NLG runs (dp 8, 10, 12; 35 stages) state no micro-batch size and are priced at 1,
+    // their errors growing with dp as the bubble's share does. Their iteration times fall
+    // as m + 34 pipeline slots do at micro-batch 2: priced there, the three errors lie
+    // within two points of each other. Not adopted (knownMisses says why); this keeps
+    // that reasoning checked against the model as it changes.
+    void mtnlgScalingReadsAsMicroBatchTwo() {
+        double spread[3] = {0, 0, 0};
+        for (const std::int64_t mbs : {1, 2}) {
+            double low = 1e9, high = -1e9;
+            QStringList errors;
+            for (const char* n : {"2240", "2800", "3360"}) {
+                const std::string path = (kDir + "/mtnlg-530b-a100x" + n + ".yaml").toStdString();
+                Scenario s = loadScenario(path);
+                s.exec.micro_batch_size = mbs;
+                Estimate e;
+                evaluate(costInput(resolve(s)), &e);
+                const double error = e.tokensPerSecond / measuredTokensPerSecond(path) - 1;
+                low = std::min(low, error), high = std::max(high, error);
+                errors << QString::asprintf("%+.1f %%", error * 100);
+            }
+            spread[mbs] = high - low;
+            qInfo("MT-NLG at micro_batch_size %lld: %s", (long long)mbs, qPrintable(errors.join(", ")));
+        }
+        QVERIFY2(spread[1] > 0.04, qPrintable(QString::number(spread[1])));
+        QVERIFY2(spread[2] < 0.02, qPrintable(QString::number(spread[2])));
     }
 
     // The mean absolute error over measured.md's rows and published.md §4's.
