@@ -85,15 +85,9 @@ std::pair<Grid, Grid> splitGrids(const Strategy& s, Size size, std::initializer_
     return {inner, outer};
 }
 
-}  // namespace
-
-GroupLinks groupLinks(const Strategy& s, const DeviceInfo& device) {
-    const std::int64_t perNode = device.perNode;
-    // Ranks are numbered dimension by dimension in rank order, innermost first, once for
-    // the dense layers' grid and once for the expert layers' (MoE parallel folding:
-    // expertgrid.h).
-    const ExpertGrid experts = expertGridOf(s);
-    auto dense = [&](RankDim d) -> std::int64_t {
+// The dense layers' grid: each dimension's extent (no expert axis there).
+auto denseExtents(const Strategy& s) {
+    return [&s](RankDim d) -> std::int64_t {
         switch (d) {
         case RankDim::Tp: return s.tp;
         case RankDim::Cp: return s.cp;
@@ -103,6 +97,21 @@ GroupLinks groupLinks(const Strategy& s, const DeviceInfo& device) {
         }
         return 1;
     };
+}
+
+// Whether an optimizer shard may span the cp ranks as well as dp's: with shard_spans_cp,
+// and for an unsharded optimizer, whose gradients reduce over dp·cp whole.
+bool shardsOverCp(const Strategy& s) { return s.shardSpansCp || !s.optimizerSharded; }
+
+}  // namespace
+
+GroupLinks groupLinks(const Strategy& s, const DeviceInfo& device) {
+    const std::int64_t perNode = device.perNode;
+    // Ranks are numbered dimension by dimension in rank order, innermost first, once for
+    // the dense layers' grid and once for the expert layers' (MoE parallel folding:
+    // expertgrid.h).
+    const ExpertGrid experts = expertGridOf(s);
+    const auto dense = denseExtents(s);
     auto expert = [&](RankDim d) -> std::int64_t {
         switch (d) {
         case RankDim::Tp: return experts.tp;
@@ -140,12 +149,9 @@ GroupLinks groupLinks(const Strategy& s, const DeviceInfo& device) {
         group(out.shardLink, out.shardPerNode, shard);
         group(out.replicaLink, out.replicaPerNode, replica);
     };
-    const bool overCp = s.shardSpansCp || !s.optimizerSharded;
     sharded(g.dpShard, s.dp * s.cp, s.optimizerSharded ? s.optimizerShard : s.dp * s.cp, g.dp, g.dpPerNode, [&](std::int64_t r) {
-        return splitGrids(s, dense, {RankDim::Cp, RankDim::Dp},
-                          overCp ? std::initializer_list<RankDim>{RankDim::Cp, RankDim::Dp}
-                                 : std::initializer_list<RankDim>{RankDim::Dp},
-                          r);
+        return shardsOverCp(s) ? splitGrids(s, dense, {RankDim::Cp, RankDim::Dp}, {RankDim::Cp, RankDim::Dp}, r)
+                               : splitGrids(s, dense, {RankDim::Cp, RankDim::Dp}, {RankDim::Dp}, r);
     });
     sharded(g.edpShard, experts.dp, s.optimizerSharded ? s.expertShard : experts.dp, g.edp, g.edpPerNode,
             [&](std::int64_t r) { return splitGrids(s, expert, {RankDim::Dp}, {RankDim::Dp}, r); });
@@ -153,11 +159,9 @@ GroupLinks groupLinks(const Strategy& s, const DeviceInfo& device) {
 }
 
 std::int64_t shardRanksPerNode(const Strategy& s, const DeviceInfo& device) {
-    auto dense = [&](RankDim d) -> std::int64_t {
-        return d == RankDim::Tp ? s.tp : d == RankDim::Cp ? s.cp : d == RankDim::Dp ? s.dp : d == RankDim::Pp ? s.pp : 1;
-    };
-    const Grid grid = s.shardSpansCp ? gridOf(s, dense, {RankDim::Cp, RankDim::Dp}) : gridOf(s, dense, {RankDim::Dp});
-    return ranksPerNode(grid, device.perNode);
+    const auto dense = denseExtents(s);
+    return ranksPerNode(shardsOverCp(s) ? gridOf(s, dense, {RankDim::Cp, RankDim::Dp}) : gridOf(s, dense, {RankDim::Dp}),
+                        device.perNode);
 }
 
 double linkBandwidth(Link link, const DeviceInfo& d) {

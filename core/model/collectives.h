@@ -44,9 +44,9 @@ struct GroupLinks {
     ShardGroups dpShard, edpShard;  // the dp·cp group and the expert replicas, as the optimizer shards them
 };
 GroupLinks groupLinks(const Strategy& s, const DeviceInfo& device);
-// Of the ranks an optimizer shard may span (dp·cp, or dp alone with cp > 1 unless
-// shard_spans_cp), how many share one NVLink domain: the widest shard whose shard groups
-// stay on NVLink, their replicas crossing the network (HSDP with a shard per node).
+// Of the ranks a sharded optimizer's shard may span (dp·cp, or dp alone with cp > 1
+// unless shard_spans_cp), how many share one NVLink domain: the widest shard whose shard
+// groups stay on NVLink, their replicas crossing the network (HSDP with a shard per node).
 std::int64_t shardRanksPerNode(const Strategy& s, const DeviceInfo& device);
 // The same in a cluster of `perNode` devices per NVLink domain and no spine in any path.
 inline GroupLinks groupLinks(const Strategy& s, std::int64_t perNode) {

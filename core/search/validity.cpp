@@ -208,20 +208,19 @@ Refusal Validity::check(const std::size_t* d, Candidate& c) const {
     if (m_deferred && !c.fsdp) return Refusal::DeferredWithoutFsdp;
     if (m_fp8Params && (!c.optimizerSharded || c.fsdp)) return Refusal::Fp8ParamsSharding;
     if ((c.gradSharded || c.fsdp) && !c.optimizerSharded) return Refusal::ShardingWithoutOptimizer;
+    const std::int64_t shardGroup = c.dp * (m_setup.input.strategy.shardSpansCp ? c.cp : 1);  // what a shard may span
     if (c.optimizerShard == kShardPerNode) {
         // One shard per NVLink domain: this candidate's grid says how wide that is. Where
         // it is the whole group, or one rank (no sharding), it repeats another candidate.
-        const std::int64_t group = c.dp * (m_setup.input.strategy.shardSpansCp ? c.cp : 1);
         Strategy grid;
         grid.rankOrder = m_setup.input.strategy.rankOrder, grid.shardSpansCp = m_setup.input.strategy.shardSpansCp;
-        grid.tp = c.tp, grid.cp = c.cp, grid.dp = c.dp, grid.pp = c.pp;
+        grid.tp = c.tp, grid.cp = c.cp, grid.dp = c.dp, grid.pp = c.pp, grid.optimizerSharded = true;
         const std::int64_t perNode = c.optimizerSharded ? shardRanksPerNode(grid, m_setup.input.device) : 1;
-        if (perNode <= 1 || perNode >= group) return Refusal::ShardPerNodeSame;
+        if (perNode <= 1 || perNode >= shardGroup) return Refusal::ShardPerNodeSame;
         c.optimizerShard = perNode;
     }
     if (c.optimizerShard > 0 && !c.optimizerSharded && !c.gradSharded && !c.fsdp) return Refusal::ShardWithoutOptimizer;
-    if (c.optimizerShard > 0 && (c.dp * (m_setup.input.strategy.shardSpansCp ? c.cp : 1)) % c.optimizerShard != 0)
-        return Refusal::ShardNotDividing;
+    if (c.optimizerShard > 0 && shardGroup % c.optimizerShard != 0) return Refusal::ShardNotDividing;
     // Valid, but left out: outside a listed dp or micro-batch count, or the same
     // strategy as another candidate (or one that does the same work in more memory).
     if (!s.dpFilter.empty() && std::find(s.dpFilter.begin(), s.dpFilter.end(), c.dp) == s.dpFilter.end())
